@@ -22,6 +22,9 @@ type Request struct {
 	ToolChoice string
 	// ParallelToolCalls lets the model ask for several tools at once.
 	ParallelToolCalls bool
+	// MaxTokens caps the answer's length when above 0 (sent as max_tokens,
+	// or max_completion_tokens for reasoning models).
+	MaxTokens int
 }
 
 // Response is a complete (or, with an error, partial) streamed response.

@@ -1,0 +1,494 @@
+package protocol
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"tact/tools"
+)
+
+// leading says which JSON objects at the start of a reply (or right after a
+// previous piece of markup) are captured as a possible call.
+type leading uint8
+
+const (
+	// leadKeyed captures only an object whose first key is name, tool,
+	// tool_calls or function: {"name": …}.
+	leadKeyed leading = iota + 1
+	// leadAny captures any object (the json protocol).
+	leadAny
+)
+
+// config is what differs between the protocols' detectors.
+type config struct {
+	// triggers are the bytes that may start markup anywhere in the text:
+	// '<' for tags, '`' for a ```json fence.
+	triggers string
+	leading  leading
+}
+
+// captureKind is the kind of markup being buffered.
+type captureKind uint8
+
+const (
+	capTag   captureKind = iota + 1 // <tool_action …> or <tool_call …>, ends at its closing tag
+	capBrace                        // a JSON object, ends when its braces balance
+	capFence                        // a ```json fence, ends at the next ```
+)
+
+// match is the verdict on a possible opening marker.
+type match uint8
+
+const (
+	matchNo   match = iota // cannot be markup: the byte is text
+	matchMore              // may still become markup: hold it
+	matchYes               // markup starts here
+)
+
+var (
+	tagOpeners = [...]struct{ open, close string }{
+		{"<tool_action", "</tool_action>"},
+		{"<tool_call", "</tool_call>"},
+	}
+	leadKeys = [...]string{"name", "tool", "tool_calls", "function"}
+)
+
+const fence = "```"
+
+// detector is the one streaming engine behind every protocol.
+//
+// In text mode the input is scanned for trigger bytes with bytes.IndexByte;
+// text without them is returned as a substring of the chunk, without
+// copying. A suffix that may still grow into an opener (or the bytes of a
+// split UTF-8 character) is kept in buf. In capture mode buf holds the
+// markup from its first byte; scan marks how far it has been examined, so
+// each byte is looked at a bounded number of times however it is chunked.
+type detector struct {
+	cfg   config
+	specs *specIndex
+	out   []Segment
+	buf   []byte
+
+	capturing bool
+	atStart   bool // only whitespace (or markup) so far: a leading JSON object counts
+
+	// capture state
+	kind      captureKind
+	closeLit  string
+	scan      int
+	inOpen    bool // capTag: still inside the opening tag
+	quote     byte // capTag: quote character of the attribute value being read
+	lastNS    byte // capTag: last non-space byte of the opening tag
+	bodyStart int  // capTag: offset of the first byte after the opening tag
+	depth     int  // capBrace
+	inStr     bool // capBrace
+	esc       bool // capBrace
+
+	scanned int // bytes examined while capturing (tests check O(n))
+}
+
+func newDetector(cfg config, specs *specIndex) *detector {
+	return &detector{cfg: cfg, specs: specs, atStart: true}
+}
+
+// Feed implements Detector.
+func (d *detector) Feed(chunk string) []Segment {
+	d.out = d.out[:0]
+	switch {
+	case d.capturing:
+		d.buf = append(d.buf, chunk...)
+		d.resume()
+	case len(d.buf) > 0:
+		d.buf = append(d.buf, chunk...)
+		s := string(d.buf)
+		d.buf = d.buf[:0]
+		d.text(s)
+	default:
+		d.text(chunk)
+	}
+	return d.out
+}
+
+// Flush implements Detector.
+func (d *detector) Flush() []Segment {
+	d.out = d.out[:0]
+	if d.capturing {
+		raw := string(d.buf)
+		d.out = append(d.out, Segment{Text: raw, Warning: fmt.Sprintf(
+			"incomplete tool call %s was not run: the response ended before the markup was closed, so it is shown as text",
+			preview(raw))})
+	} else if len(d.buf) > 0 {
+		d.out = append(d.out, Segment{Text: string(d.buf)})
+	}
+	d.buf = d.buf[:0]
+	d.capturing = false
+	d.atStart = true
+	return d.out
+}
+
+// text scans s in text mode from its start.
+func (d *detector) text(s string) {
+	i, start := 0, 0
+	nextTrig := [2]int{-2, -2} // cached next position of each trigger; -1 none left
+	for i < len(s) {
+		if d.atStart {
+			for i < len(s) && isSpace(s[i]) {
+				i++
+			}
+			if i == len(s) {
+				break
+			}
+			if s[i] == '{' {
+				switch d.matchLeading(s[i:]) {
+				case matchMore:
+					d.emitText(s[start:i])
+					d.buf = append(d.buf, s[i:]...)
+					return
+				case matchYes:
+					d.emitText(s[start:i])
+					n, done := d.startCapture(capBrace, "", s[i:])
+					if !done {
+						return
+					}
+					i += n
+					start = i
+					continue
+				}
+			}
+			d.atStart = false
+		}
+		j := -1
+		for k := 0; k < len(d.cfg.triggers); k++ {
+			if nextTrig[k] == -2 || nextTrig[k] >= 0 && nextTrig[k] < i {
+				nextTrig[k] = strings.IndexByte(s[i:], d.cfg.triggers[k])
+				if nextTrig[k] >= 0 {
+					nextTrig[k] += i
+				}
+			}
+			if nextTrig[k] >= 0 && (j < 0 || nextTrig[k] < j) {
+				j = nextTrig[k]
+			}
+		}
+		if j < 0 {
+			break
+		}
+		m, kind, closeLit := d.matchOpener(s[j:])
+		switch m {
+		case matchNo:
+			i = j + 1
+			continue
+		case matchMore:
+			d.emitText(s[start:j])
+			d.buf = append(d.buf, s[j:]...)
+			return
+		}
+		d.emitText(s[start:j])
+		n, done := d.startCapture(kind, closeLit, s[j:])
+		if !done {
+			return
+		}
+		i = j + n
+		start = i
+	}
+	end := len(s) - partialRune(s)
+	d.emitText(s[start:end])
+	d.buf = append(d.buf, s[end:]...)
+}
+
+func (d *detector) emitText(s string) {
+	if s != "" {
+		d.out = append(d.out, Segment{Text: s})
+	}
+}
+
+// matchOpener judges the possible marker at the start of s (s[0] is a trigger byte).
+func (d *detector) matchOpener(s string) (match, captureKind, string) {
+	if s[0] == '`' {
+		return matchFence(s), capFence, fence
+	}
+	for _, t := range tagOpeners {
+		if len(s) <= len(t.open) {
+			if strings.HasPrefix(t.open, s) {
+				return matchMore, 0, ""
+			}
+			continue
+		}
+		if strings.HasPrefix(s, t.open) {
+			if c := s[len(t.open)]; isSpace(c) || c == '>' || c == '/' {
+				return matchYes, capTag, t.close
+			}
+		}
+	}
+	return matchNo, 0, ""
+}
+
+// matchFence judges "```json" or "```" followed by optional space and "{".
+func matchFence(s string) match {
+	if len(s) < len(fence) {
+		if strings.HasPrefix(fence, s) {
+			return matchMore
+		}
+		return matchNo
+	}
+	if !strings.HasPrefix(s, fence) {
+		return matchNo
+	}
+	rest := s[len(fence):]
+	const lang = "json"
+	switch {
+	case len(rest) < len(lang) && strings.HasPrefix(lang, strings.ToLower(rest)):
+		return matchMore
+	case len(rest) >= len(lang) && strings.EqualFold(rest[:len(lang)], lang):
+		rest = rest[len(lang):]
+	}
+	for k := 0; k < len(rest); k++ {
+		switch c := rest[k]; {
+		case c == '{':
+			return matchYes
+		case !isSpace(c):
+			return matchNo
+		}
+	}
+	return matchMore
+}
+
+// matchLeading judges a JSON object at the start of the reply (s[0] == '{').
+func (d *detector) matchLeading(s string) match {
+	if d.cfg.leading == leadAny {
+		return matchYes
+	}
+	k := 1
+	for k < len(s) && isSpace(s[k]) {
+		k++
+	}
+	if k == len(s) {
+		return matchMore
+	}
+	if s[k] != '"' {
+		return matchNo
+	}
+	key := s[k+1:]
+	if q := strings.IndexByte(key, '"'); q >= 0 {
+		key = key[:q]
+		for _, want := range leadKeys {
+			if key == want {
+				return matchYes
+			}
+		}
+		return matchNo
+	}
+	for _, want := range leadKeys {
+		if strings.HasPrefix(want, key) {
+			return matchMore
+		}
+	}
+	return matchNo
+}
+
+// startCapture begins capturing markup at the start of s. It returns the
+// length of the markup and true when it is complete within s; otherwise s is
+// kept in buf and later chunks continue it.
+func (d *detector) startCapture(kind captureKind, closeLit, s string) (int, bool) {
+	d.capturing, d.kind, d.closeLit = true, kind, closeLit
+	d.scan, d.inOpen, d.quote, d.lastNS, d.bodyStart = 1, kind == capTag, 0, 0, 0
+	d.depth, d.inStr, d.esc = 0, false, false
+	if kind == capFence {
+		d.scan = len(fence)
+	}
+	if kind == capBrace {
+		d.scan, d.depth = 1, 1
+	}
+	// A read-only view of s: advance never writes to its argument.
+	end, done := d.advance(unsafe.Slice(unsafe.StringData(s), len(s)))
+	if !done {
+		d.buf = append(d.buf[:0], s...)
+		return 0, false
+	}
+	d.capturing = false
+	d.finish(s[:end])
+	return end, true
+}
+
+// resume continues a capture after buf has grown.
+func (d *detector) resume() {
+	end, done := d.advance(d.buf)
+	if !done {
+		return
+	}
+	raw := string(d.buf[:end])
+	rest := string(d.buf[end:])
+	d.buf = d.buf[:0]
+	if cap(d.buf) > 64<<10 {
+		d.buf = nil
+	}
+	d.capturing = false
+	d.finish(raw)
+	d.text(rest)
+}
+
+// advance examines data[d.scan:] for the end of the markup being captured
+// and returns the markup's length once it is complete.
+func (d *detector) advance(data []byte) (int, bool) {
+	switch d.kind {
+	case capTag:
+		if d.inOpen {
+			for i := d.scan; i < len(data); i++ {
+				c := data[i]
+				if d.quote != 0 {
+					if c == d.quote {
+						d.quote = 0
+					}
+					continue
+				}
+				switch {
+				case (c == '"' || c == '\'') && d.lastNS == '=':
+					d.quote = c
+				case c == '>':
+					d.scanned += i + 1 - d.scan
+					if d.lastNS == '/' {
+						return i + 1, true
+					}
+					d.inOpen, d.bodyStart, d.scan = false, i+1, i+1
+				}
+				if !d.inOpen {
+					break
+				}
+				if !isSpace(c) {
+					d.lastNS = c
+				}
+			}
+			if d.inOpen {
+				d.scanned += len(data) - d.scan
+				d.scan = len(data)
+				return 0, false
+			}
+		}
+		return d.findClose(data, d.bodyStart)
+	case capFence:
+		return d.findClose(data, len(fence))
+	}
+	for i := d.scan; i < len(data); i++ {
+		c := data[i]
+		if d.inStr {
+			switch {
+			case d.esc:
+				d.esc = false
+			case c == '\\':
+				d.esc = true
+			case c == '"':
+				d.inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			d.inStr = true
+		case '{', '[':
+			d.depth++
+		case '}', ']':
+			d.depth--
+			if d.depth == 0 {
+				d.scanned += i + 1 - d.scan
+				return i + 1, true
+			}
+		}
+	}
+	d.scanned += len(data) - d.scan
+	d.scan = len(data)
+	return 0, false
+}
+
+// findClose searches for closeLit in the bytes not yet searched, with just
+// enough overlap to find a literal split across chunks.
+func (d *detector) findClose(data []byte, min int) (int, bool) {
+	from := max(d.scan-len(d.closeLit)+1, min)
+	if from < len(data) {
+		d.scanned += len(data) - from
+		if k := bytes.Index(data[from:], []byte(d.closeLit)); k >= 0 {
+			return from + k + len(d.closeLit), true
+		}
+	}
+	d.scan = len(data)
+	return 0, false
+}
+
+// finish turns complete markup into segments.
+func (d *detector) finish(raw string) {
+	d.atStart = true
+	var (
+		calls   []tools.Call
+		reply   string
+		isReply bool
+	)
+	switch d.kind {
+	case capTag:
+		calls = d.parseTag(raw)
+	case capBrace, capFence:
+		inner := raw
+		if d.kind == capFence {
+			inner = raw[len(fence) : len(raw)-len(fence)]
+			if len(inner) >= 4 && strings.EqualFold(inner[:4], "json") {
+				inner = inner[4:]
+			}
+		}
+		calls, reply, isReply = d.parseJSONBlock(inner, "", false)
+		if calls == nil && !isReply {
+			// Not a decision after all: prose that happens to hold JSON.
+			d.out = append(d.out, Segment{Text: raw})
+			d.atStart = false
+			return
+		}
+	}
+	if len(calls) == 0 || reply != "" {
+		// A reply is visible text; calls that came with it follow with no Raw.
+		d.out = append(d.out, Segment{Raw: raw, Text: reply})
+		raw = ""
+	}
+	for k := range calls {
+		d.out = append(d.out, Segment{Call: &calls[k], Raw: raw})
+		raw = ""
+	}
+}
+
+// partialRune returns the length of an incomplete UTF-8 character at the end
+// of s (0 when s ends with a whole character or with invalid bytes).
+func partialRune(s string) int {
+	n := len(s)
+	if n == 0 || s[n-1] < utf8.RuneSelf {
+		return 0
+	}
+	for k := 1; k <= utf8.UTFMax-1 && k <= n; k++ {
+		c := s[n-k]
+		if c >= 0xC0 {
+			if !utf8.FullRuneInString(s[n-k:]) {
+				return k
+			}
+			return 0
+		}
+		if c < 0x80 {
+			return 0
+		}
+	}
+	return 0
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+// preview is the start of raw markup for a warning, cut at a character boundary.
+func preview(raw string) string {
+	const limit = 40
+	if i := strings.IndexAny(raw, "\r\n"); i >= 0 && i < limit {
+		return fmt.Sprintf("%q…", raw[:i])
+	}
+	if len(raw) <= limit {
+		return fmt.Sprintf("%q", raw)
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(raw[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q…", raw[:cut])
+}

@@ -1,0 +1,125 @@
+package approval
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+
+	"tact/agent"
+)
+
+// twoWordPrograms are programs whose first argument is a subcommand, so a
+// session scope keeps it ("git status *" rather than "git *").
+var twoWordPrograms = map[string]bool{
+	"git": true, "go": true, "npm": true, "npx": true, "pnpm": true, "yarn": true, "bun": true,
+	"cargo": true, "rustup": true, "docker": true, "podman": true, "kubectl": true, "helm": true,
+	"make": true, "gh": true, "pip": true, "pip3": true, "uv": true, "poetry": true,
+	"apt": true, "apt-get": true, "brew": true, "systemctl": true, "terraform": true,
+	"dotnet": true, "mvn": true, "gradle": true, "deno": true, "composer": true, "bundle": true,
+	// Interpreters and wrappers: "python *" or "sudo *" would run anything.
+	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
+	"python": true, "python3": true, "node": true, "perl": true, "ruby": true, "php": true,
+	"sudo": true, "doas": true, "env": true, "xargs": true, "eval": true, "exec": true,
+	"command": true, "nohup": true, "timeout": true, "nice": true, "busybox": true,
+}
+
+// SessionScope returns the rule that "allow for this session" adds for req
+// and a label to show before the user presses the key.
+//
+// For a call with a `command` argument the scope is the first simple
+// command's first word, or first two words for programs with subcommands
+// (git, go, npm, …) and for interpreters and wrappers, in the space form
+// ("git status *"); it never covers every command. When the command has
+// several simple commands only the first is covered and the label says so.
+// When no safe scope exists (unparsable command, a first word with $…), the
+// rule is empty (Tool == "") and the label explains; do not add it.
+// For other tools the scope is the tool.
+func SessionScope(req agent.ApprovalRequest) (rule Rule, label string) {
+	var args map[string]json.RawMessage
+	_ = json.Unmarshal(req.Call.Arguments, &args)
+	name := req.Call.Name
+	cmd, ok := stringArg(args, "command")
+	if !ok {
+		return Rule{Tool: name, Decision: DecisionAllow}, fmt.Sprintf("every %s call this session", name)
+	}
+	script, err := analyzeShell(cmd)
+	if err != nil {
+		return Rule{}, "this command cannot be parsed, so it cannot be allowed for the session"
+	}
+	var first []word
+	for _, sc := range script.cmds {
+		if len(sc.words) > 0 {
+			first = sc.words
+			break
+		}
+	}
+	if len(first) == 0 || !plainWord(first[0]) || isAssignment(first[0].text) {
+		return Rule{}, "this command does not start with a plain program name, so it cannot be allowed for the session"
+	}
+	var pattern string
+	switch {
+	case !twoWordPrograms[path.Base(first[0].text)]:
+		pattern = first[0].text + " *"
+	case len(first) == 1:
+		pattern = first[0].text // "git" alone: exactly that, not every git command
+	case plainWord(first[1]):
+		pattern = first[0].text + " " + first[1].text + " *"
+	default:
+		return Rule{}, fmt.Sprintf("the second word of this %s command is not plain text, so it cannot be allowed for the session", first[0].text)
+	}
+	rule = Rule{Tool: name, Command: pattern, Decision: DecisionAllow}
+	label = fmt.Sprintf("%s commands matching %q", name, pattern)
+	if k := len(script.cmds); k > 1 {
+		label += fmt.Sprintf(" (covers the first of %d commands; the others still ask)", k)
+	}
+	return rule, label
+}
+
+// AddSessionRule adds an allow rule for the rest of the session; it is
+// checked after the config's allow rules. The decision is always allow.
+func (p *Policy) AddSessionRule(r Rule) error {
+	r.Decision = DecisionAllow
+	if err := r.validate(); err != nil {
+		return fmt.Errorf("session rule: %w", err)
+	}
+	if strings.TrimSpace(r.Command) == "*" {
+		return fmt.Errorf("session rule %q would allow every command; scope it to a program, e.g. \"git status *\"", r.Command)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sessions = append(p.sessions, compile(r, fmt.Sprintf("session rule %d", len(p.sessions)+1)))
+	p.log.Debug("session rule added", "rule", describe(r))
+	return nil
+}
+
+// SessionRules lists the session's rules in the order they are checked.
+func (p *Policy) SessionRules() []Rule {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	out := make([]Rule, len(p.sessions))
+	for i, c := range p.sessions {
+		out[i] = c.Rule
+	}
+	return out
+}
+
+// RemoveSessionRule removes the i-th session rule (0-based, as listed by
+// SessionRules).
+func (p *Policy) RemoveSessionRule(i int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if i < 0 || i >= len(p.sessions) {
+		return fmt.Errorf("no session rule %d; there are %d (see /permissions)", i+1, len(p.sessions))
+	}
+	p.sessions = append(p.sessions[:i:i], p.sessions[i+1:]...)
+	for j := i; j < len(p.sessions); j++ {
+		p.sessions[j] = compile(p.sessions[j].Rule, fmt.Sprintf("session rule %d", j+1))
+	}
+	return nil
+}
+
+// plainWord reports whether w can stand in a pattern as itself.
+func plainWord(w word) bool {
+	return w.literal && w.text != "" && !strings.ContainsAny(w.text, " \t\n*?")
+}
