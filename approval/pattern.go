@@ -3,6 +3,7 @@ package approval
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // word is one shell word after quote removal.
@@ -97,32 +98,39 @@ func matchWord(pattern string, w word, first bool, mode matchMode) bool {
 }
 
 // wildMatch matches s against a pattern where * is any text (slashes too)
-// and ? is one character; everything else is literal.
+// and ? is one character; everything else is compared byte for byte.
 func wildMatch(pattern, s string) bool {
-	// Iterative matcher with single backtrack point: linear-ish, no recursion.
-	p, t := []rune(pattern), []rune(s)
+	if !strings.ContainsAny(pattern, "*?") {
+		return pattern == s
+	}
+	// Iterative matcher with one backtrack point: O(len(pattern)*len(s)).
 	pi, ti := 0, 0
 	star, mark := -1, 0
-	for ti < len(t) {
+	for ti < len(s) {
 		switch {
-		case pi < len(p) && (p[pi] == '?' || p[pi] == t[ti]) && p[pi] != '*':
-			pi++
-			ti++
-		case pi < len(p) && p[pi] == '*':
+		case pi < len(pattern) && pattern[pi] == '*':
 			star, mark = pi, ti
 			pi++
+		case pi < len(pattern) && pattern[pi] == '?':
+			_, n := utf8.DecodeRuneInString(s[ti:])
+			pi++
+			ti += n
+		case pi < len(pattern) && pattern[pi] == s[ti]:
+			pi++
+			ti++
 		case star >= 0:
 			pi = star + 1
-			mark++
+			_, n := utf8.DecodeRuneInString(s[mark:])
+			mark += n
 			ti = mark
 		default:
 			return false
 		}
 	}
-	for pi < len(p) && p[pi] == '*' {
+	for pi < len(pattern) && pattern[pi] == '*' {
 		pi++
 	}
-	return pi == len(p)
+	return pi == len(pattern)
 }
 
 // matchDoublestar matches a slash-separated relative path against a pattern

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -196,9 +197,13 @@ func TestRetry429RetryAfter(t *testing.T) {
 }
 
 func TestRetry500ThenSuccessAndGiveUp(t *testing.T) {
+	var mu sync.Mutex
 	fails := 1
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		if n < fails {
+		mu.Lock()
+		failing := n < fails
+		mu.Unlock()
+		if failing {
 			http.Error(w, "upstream exploded", http.StatusInternalServerError)
 			return
 		}
@@ -213,8 +218,12 @@ func TestRetry500ThenSuccessAndGiveUp(t *testing.T) {
 		t.Fatalf("sleeps %v, want [500ms]", w.d)
 	}
 
+	mu.Lock()
 	fails = 100 // now always failing: 1 + 3 retries, growing waits
+	mu.Unlock()
+	s.mu.Lock()
 	s.bodies = nil
+	s.mu.Unlock()
 	w.d = nil
 	_, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, nil)
 	if err == nil || !strings.Contains(err.Error(), "HTTP 500") || !strings.Contains(err.Error(), "after 4 attempts") ||

@@ -325,10 +325,10 @@ const demoIntro = `## tact — offline demo
 
 (offline demo) You are talking to tact's built-in **demo model**. It runs inside tact, needs no network or API key, and only understands a few requests:
 
-- arithmetic — *what is 15*23*
-- the time — *what time is it?*
-- files — *list files*, *read README.md*
-- commands — *run ls -la*
+- arithmetic — ` + "`what is 15*23`" + `
+- the time — ` + "`what time is it?`" + `
+- files — ` + "`list files`, `read README.md`" + `
+- commands — ` + "`run ls -la`" + `
 
 ### Connect a real model
 

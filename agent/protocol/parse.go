@@ -228,7 +228,11 @@ func (d *detector) parseJSONBlock(text, fallbackName string, mustCall bool) ([]t
 				continue
 			}
 			if t, ok := m["tool"]; ok && string(t) == "null" || !ok && !isCallObject(m, d.specs, mustCall) {
-				if r, ok := firstKey(m, "reply", "response", "answer", "content"); ok || m["tool"] != nil {
+				keys := []string{"reply"}
+				if ok {
+					keys = append(keys, "response", "answer", "content", "text")
+				}
+				if r, found := firstKey(m, keys...); found || ok {
 					isReply = true
 					reply += jsonText(r)
 				}

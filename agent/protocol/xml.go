@@ -78,6 +78,9 @@ func scanOpenTag(s string, i int) (element, int, bool) {
 				}
 				val = decodeAttr(s[k+1:end], q)
 				k = end + 1
+				if k < len(s) && s[k] == q {
+					k++ // a stray doubled quote
+				}
 			} else {
 				start := k
 				for k < len(s) && !isSpace(s[k]) && s[k] != '>' && !(s[k] == '/' && k+1 < len(s) && s[k+1] == '>') {
@@ -109,27 +112,36 @@ func attrEnd(s string, from int, q byte) int {
 		if first < 0 {
 			first = k
 		}
-		j := k + 1
-		for j < len(s) && isSpace(s[j]) {
-			j++
+		if k+1 < len(s) && s[k+1] == q && attrEndAt(s, k+2) {
+			return k // a doubled closing quote: value="x"" />
 		}
-		if j == len(s) || s[j] == '>' || s[j] == '/' && j+1 < len(s) && s[j+1] == '>' {
+		if attrEndAt(s, k+1) {
 			return k
-		}
-		if j > k+1 && isNameStart(s[j]) {
-			n := j
-			for n < len(s) && isNameByte(s[n]) {
-				n++
-			}
-			for n < len(s) && isSpace(s[n]) {
-				n++
-			}
-			if n < len(s) && s[n] == '=' {
-				return k
-			}
 		}
 	}
 	return first
+}
+
+// attrEndAt reports whether the opening tag can go on at s[j] after an
+// attribute value: space and another attribute, "/>", ">" or the end.
+func attrEndAt(s string, j int) bool {
+	k := j
+	for j < len(s) && isSpace(s[j]) {
+		j++
+	}
+	if j == len(s) || s[j] == '>' || s[j] == '/' && j+1 < len(s) && s[j+1] == '>' {
+		return true
+	}
+	if j == k || !isNameStart(s[j]) {
+		return false
+	}
+	for j < len(s) && isNameByte(s[j]) {
+		j++
+	}
+	for j < len(s) && isSpace(s[j]) {
+		j++
+	}
+	return j < len(s) && s[j] == '='
 }
 
 // decodeAttr decodes entities and backslash-escaped quotes in an attribute value.
