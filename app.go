@@ -173,6 +173,7 @@ func newApp(ctx context.Context, cfg *Config, o appOptions) (*app, error) {
 		DisableTextCalls:  !cfg.OutputStrategy.EnableToolActionParsing,
 		Approver:          a.policy,
 		Logger:            a.logger,
+		Observer:          a.observe,
 		OnMessage:         a.saveMessage,
 	})
 	if err := a.resume(o); err != nil {
@@ -194,7 +195,15 @@ func (a *app) setupClient() {
 	if base == "" {
 		base = os.Getenv("OPENAI_BASE_URL")
 	}
-	opts := llm.Options{BaseURL: base, APIKey: key, Model: cfg.Model, Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, Logger: a.logger}
+	opts := llm.Options{BaseURL: base, APIKey: key, Model: cfg.Model, Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, Logger: a.logger,
+		OnRetry: func(attempt int, wait time.Duration, err error) {
+			if a.agent != nil {
+				a.agent.Warn(fmt.Sprintf("model request failed (%v); retry %d in %s", err, attempt, wait.Round(100*time.Millisecond)))
+			}
+		}}
+	if cfg.MaxRetries == 0 {
+		opts.MaxRetries = -1 // the client reads 0 as "the default"; the config means none
+	}
 	if key == "" && base == "" {
 		a.demo = true
 		opts.BaseURL, opts.Model, opts.Transport = llm.DemoBaseURL, llm.DemoModel, llm.DemoTransport()
@@ -418,16 +427,16 @@ func (a *app) openAudit(sess *session.Session) {
 	a.mu.Unlock()
 }
 
-// sink returns next wrapped so approvals and results reach the audit file.
-func (a *app) sink(next agent.Sink) agent.Sink {
-	return func(ev agent.Event) {
-		a.mu.Lock()
-		l := a.audit
-		a.mu.Unlock()
-		if l != nil && (ev.Type == agent.EventApproval || ev.Type == agent.EventToolResult) {
-			l.Sink(nil)(ev)
-		}
-		next(ev)
+// observe records approvals and results in the session's audit file.
+func (a *app) observe(ev agent.Event) {
+	if ev.Type != agent.EventApproval && ev.Type != agent.EventToolResult {
+		return
+	}
+	a.mu.Lock()
+	l := a.audit
+	a.mu.Unlock()
+	if l != nil {
+		l.Sink(nil)(ev)
 	}
 }
 

@@ -55,12 +55,12 @@ func runHeadless(cfg *Config, f *cliFlags, stdin io.Reader, stdout, stderr io.Wr
 		sink = textSink(stdout, stderr)
 	}
 	reason := ""
-	err = a.agent.Run(ctx, prompt, a.sink(func(ev agent.Event) {
+	err = a.agent.Run(ctx, prompt, func(ev agent.Event) {
 		if ev.Type == agent.EventDone {
 			reason = ev.Reason
 		}
 		sink(ev)
-	}))
+	})
 	switch {
 	case reason == agent.DoneCancelled || ctx.Err() != nil:
 		return exitInterrupted

@@ -54,6 +54,9 @@ type Options struct {
 	Approver Approver
 	// Logger receives the loop's logs; nil discards them.
 	Logger *slog.Logger
+	// Observer, when set, sees every event before the Run's sink does (the
+	// audit log listens here, whichever front end runs the turn).
+	Observer Sink
 	// OnMessage is called with each message appended to the history, before
 	// the next request goes out (sessions persist through it). An error ends
 	// the turn with that error.
@@ -68,6 +71,19 @@ type Agent struct {
 	mu      sync.Mutex // guards the fields below
 	opts    Options
 	history []llm.Message
+	current Sink // the running turn's sink, for Warn
+}
+
+// Warn shows a warning in the running turn (for example "retrying in 2s");
+// without a running turn it is only logged.
+func (a *Agent) Warn(msg string) {
+	a.mu.Lock()
+	sink := a.current
+	a.mu.Unlock()
+	a.opts.Logger.Warn(msg)
+	if sink != nil {
+		sink(Event{Type: EventWarning, Message: msg})
+	}
 }
 
 // New returns an Agent with the given options.

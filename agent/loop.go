@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -24,6 +25,28 @@ func (a *Agent) Run(ctx context.Context, input string, sink Sink) error {
 	if sink == nil {
 		sink = func(Event) {}
 	}
+	if obs := a.opts.Observer; obs != nil {
+		next := sink
+		sink = func(ev Event) {
+			obs(ev)
+			next(ev)
+		}
+	}
+	var mu sync.Mutex // Warn may emit from another goroutine
+	inner := sink
+	sink = func(ev Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		inner(ev)
+	}
+	a.mu.Lock()
+	a.current = sink
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.current = nil
+		a.mu.Unlock()
+	}()
 	t := &turn{a: a, sink: sink}
 	return t.run(ctx, input)
 }

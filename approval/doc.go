@@ -6,7 +6,8 @@
 // # Order of evaluation
 //
 //  1. A `path` argument that resolves (after `..` and symlinks) outside the
-//     workspace is denied.
+//     workspace is denied, for local tools (not MCP or native HTTP tools,
+//     whose `path` may name something remote).
 //  2. Deny rules, in config order; the first that matches decides.
 //  3. Ask rules, in config order.
 //  4. Allow rules: config rules first, then session rules.

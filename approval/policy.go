@@ -316,7 +316,7 @@ func (p *Policy) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.
 func (p *Policy) decide(ctx context.Context, req agent.ApprovalRequest) (agent.Decision, error) {
 	c := p.inspect(req)
 	name := req.Call.Name
-	if c.hasPath && (c.outside || c.pathErr != nil) {
+	if c.hasPath && localPaths(req.Spec.Source) && (c.outside || c.pathErr != nil) {
 		reason := fmt.Sprintf("%s: path %q is outside the workspace %s", name, c.rel, p.root)
 		if c.pathErr != nil {
 			reason = fmt.Sprintf("%s: path cannot be resolved (%v), so it may be outside the workspace %s", name, c.pathErr, p.root)
@@ -411,4 +411,12 @@ func suggest(req agent.ApprovalRequest) string {
 		s += ", command: " + strconv.Quote(r.Command)
 	}
 	return s + ", decision: allow}]}"
+}
+
+// localPaths reports whether a tool's `path` argument names a local file.
+// Remote tools (MCP servers, native HTTP tools) may use `path` for something
+// else, so the workspace boundary is not applied to them; their path rules
+// still only match paths inside the workspace.
+func localPaths(source string) bool {
+	return !strings.HasPrefix(source, "mcp:") && source != "native"
 }

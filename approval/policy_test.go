@@ -100,6 +100,20 @@ func TestOutsideWorkspaceBeatsYes(t *testing.T) {
 	}
 }
 
+func TestRemotePathNotBounded(t *testing.T) {
+	ws, _ := workspace(t)
+	p := newPolicy(t, Config{Default: DecisionAllow}, Options{Workdir: ws})
+	for _, src := range []string{"mcp:github", "native"} {
+		d, err := p.Approve(context.Background(), toolReq("get_file", tools.Annotations{}, src, map[string]any{"path": "/repos/x/README.md"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.Allow {
+			t.Errorf("%s tool with a remote path: got %+v, want the default allow", src, d)
+		}
+	}
+}
+
 func TestArgsRules(t *testing.T) {
 	cfg := Config{Rules: []Rule{
 		{Tool: "get_weather", Args: map[string]string{"city": "^(Paris|Rome)$"}, Decision: DecisionAllow},

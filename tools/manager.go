@@ -172,6 +172,12 @@ func (m *Manager) Shadowed() []Shadowed {
 
 // SetNames returns the names of the known tool sets, sorted.
 func (m *Manager) SetNames() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.setNames()
+}
+
+func (m *Manager) setNames() []string {
 	names := make([]string, 0, len(m.opts.Sets))
 	for n := range m.opts.Sets {
 		names = append(names, n)
@@ -182,11 +188,20 @@ func (m *Manager) SetNames() []string {
 
 // Sets returns the known tool sets by name (a copy).
 func (m *Manager) Sets() map[string]toolsets.Set {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	out := make(map[string]toolsets.Set, len(m.opts.Sets))
 	for k, v := range m.opts.Sets {
 		out[k] = v
 	}
 	return out
+}
+
+// SetSets replaces the known tool sets (after a tool-set file changed).
+func (m *Manager) SetSets(sets map[string]toolsets.Set) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.opts.Sets = sets
 }
 
 // Activate builds the Registry of the tools the config asks for: the tools of
@@ -236,7 +251,7 @@ func (m *Manager) Activate(setNames, toolNames []string) (*Registry, error) {
 		set, ok := m.opts.Sets[sn]
 		if !ok {
 			errs = append(errs, fmt.Errorf("unknown tool set %q; known tool sets: %s",
-				sn, strings.Join(m.SetNames(), ", ")))
+				sn, strings.Join(m.setNames(), ", ")))
 			continue
 		}
 		for _, entry := range set.Tools {

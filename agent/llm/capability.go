@@ -146,3 +146,16 @@ func (c *Client) Probe(ctx context.Context, model string) (bool, error) {
 	c.log.Info("function-calling probe", "base_url", c.baseURL, "model", model, "supported", v)
 	return v, nil
 }
+
+// SupportsTools decides whether model takes native tools: from the table of
+// known families when it lists the model, otherwise by a (cached) Probe.
+// Use it for output_strategy.function_calling: auto.
+func (c *Client) SupportsTools(ctx context.Context, model string) (bool, error) {
+	if model == "" {
+		model = c.opts.Model
+	}
+	if s, known := SupportsFunctionCalling(model); known {
+		return s, nil
+	}
+	return c.Probe(ctx, model)
+}

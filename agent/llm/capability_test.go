@@ -129,3 +129,20 @@ func TestProbe(t *testing.T) {
 		t.Fatal("a failed probe was cached")
 	}
 }
+
+func TestSupportsToolsUsesTableBeforeProbe(t *testing.T) {
+	s := rejectingServer(t, 400, toolRejections[0].body)
+	c := testClient(s, &waits{}, nil)
+	if v, err := c.SupportsTools(context.Background(), "openai/gpt-4o"); !v || err != nil {
+		t.Fatalf("gpt-4o: %v %v", v, err)
+	}
+	if len(s.requests()) != 0 {
+		t.Fatal("a known model was probed")
+	}
+	if v, err := c.SupportsTools(context.Background(), "my-local-model"); v || err != nil {
+		t.Fatalf("unknown model: %v %v", v, err)
+	}
+	if len(s.requests()) != 1 {
+		t.Fatal("an unknown model was not probed")
+	}
+}
