@@ -238,7 +238,12 @@ func envValue(key, val string) any {
 func mergeYAML(v *viper.Viper, name string, data []byte, dir string, sources map[string]string) error {
 	var m map[string]any
 	if err := yaml.Unmarshal(data, &m); err != nil {
-		return &ConfigError{File: name, Msg: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ") + " (fix the file; tact keeps running on the previous config when it is already running)"}
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if !strings.Contains(msg, "line ") {
+			// yaml.v3 leaves the line out when the problem is on the first one.
+			msg = "line 1: " + msg
+		}
+		return &ConfigError{File: name, Msg: "invalid YAML: " + msg + " (fix the file; tact keeps running on the previous config when it is already running)"}
 	}
 	if m == nil {
 		return nil
@@ -312,7 +317,11 @@ func (c *Config) decodeError(err error) error {
 	if i := strings.Index(msg, "'"); i >= 0 {
 		if j := strings.Index(msg[i+1:], "'"); j > 0 {
 			key := msg[i+1 : i+1+j]
-			return &ConfigError{File: c.Source(key), Key: key, Msg: strings.TrimSpace(msg[i+j+2:])}
+			detail := strings.TrimSpace(msg[i+j+2:])
+			if strings.Contains(detail, "invalid duration") {
+				detail += "; allowed: a duration such as 30s, 2m or 1h30m"
+			}
+			return &ConfigError{File: c.Source(key), Key: key, Msg: detail}
 		}
 	}
 	return &ConfigError{Msg: msg}

@@ -15,7 +15,6 @@ const frame = 33 * time.Millisecond
 // eventsMsg carries the agent events of one frame into the program, in order.
 type eventsMsg struct {
 	events []agent.Event
-	turn   int
 }
 
 // bridge moves agent events from the turn's goroutine into the program. The
@@ -26,7 +25,6 @@ type bridge struct {
 	queue  []agent.Event
 	notify chan struct{}
 	last   time.Time
-	turn   int
 }
 
 func newBridge() *bridge { return &bridge{notify: make(chan struct{}, 1)} }

@@ -81,7 +81,7 @@ func newStyles(t theme) styles {
 			user: plain.Bold(true), userText: plain, assistant: plain.Bold(true), tool: plain.Bold(true),
 			toolArgs: plain, ok: plain, fail: plain, errorText: plain, warning: plain, notice: plain,
 			dim: plain, focus: plain.Bold(true), status: plain.Reverse(true), statusKey: plain.Reverse(true).Bold(true),
-			help: plain, paneBorder: plain.Border(lipgloss.NormalBorder(), true, false, false, false),
+			help: plain, paneBorder: plain,
 			paneTitle: plain.Bold(true), key: plain.Bold(true), diffAdd: plain, diffDel: plain,
 			newOutput: plain.Reverse(true), spinner: plain,
 		}
@@ -116,7 +116,7 @@ func newStyles(t theme) styles {
 		status:     s.Foreground(fg).Background(barBg),
 		statusKey:  s.Foreground(accent).Background(barBg).Bold(true),
 		help:       s.Foreground(dim),
-		paneBorder: s.Border(lipgloss.NormalBorder(), true, false, false, false).BorderForeground(yellow),
+		paneBorder: s.Foreground(yellow),
 		paneTitle:  s.Foreground(yellow).Bold(true),
 		key:        s.Foreground(accent).Bold(true),
 		diffAdd:    s.Foreground(green),

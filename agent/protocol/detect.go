@@ -53,7 +53,7 @@ var (
 		{"<tool_action", "</tool_action>"},
 		{"<tool_call", "</tool_call>"},
 	}
-	leadKeys = [...]string{"name", "tool", "tool_calls", "function"}
+	leadKeys = [...]string{"name", "tool", "tool_calls", "function", "arguments", "parameters"}
 )
 
 const fence = "```"
@@ -97,6 +97,18 @@ func newDetector(cfg config, specs *specIndex) *detector {
 // Feed implements Detector.
 func (d *detector) Feed(chunk string) []Segment {
 	d.out = d.out[:0]
+	if !d.capturing && len(d.buf) == 0 && !d.atStart && plain(chunk, d.cfg.triggers) {
+		// Fast path: no trigger byte and no split character at the end.
+		if chunk == "" {
+			return d.out
+		}
+		if cap(d.out) == 0 {
+			d.out = make([]Segment, 0, 8)
+		}
+		d.out = d.out[:1]
+		d.out[0] = Segment{Text: chunk}
+		return d.out
+	}
 	switch {
 	case d.capturing:
 		d.buf = append(d.buf, chunk...)
@@ -451,6 +463,20 @@ func (d *detector) finish(raw string) {
 		d.out = append(d.out, Segment{Call: &calls[k], Raw: raw})
 		raw = ""
 	}
+}
+
+// plain reports whether chunk holds none of the trigger bytes and does not
+// end inside a multi-byte character.
+func plain(chunk, triggers string) bool {
+	if n := len(chunk); n > 0 && chunk[n-1] >= utf8.RuneSelf && partialRune(chunk) > 0 {
+		return false
+	}
+	for i := 0; i < len(triggers); i++ {
+		if strings.IndexByte(chunk, triggers[i]) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // partialRune returns the length of an incomplete UTF-8 character at the end

@@ -127,7 +127,8 @@ func addMember(m map[string]any, key string, v any) {
 type repeated = []any
 
 // elementValue is the value an element holds: its value attribute, nested
-// elements as an object (or an array when they repeat one name), or its text.
+// elements as an object (or an array when they repeat one name or are
+// <item> elements), or its text.
 func elementValue(el element) any {
 	if v, ok := el.attrs["value"]; ok && strings.TrimSpace(el.content) == "" {
 		return v
@@ -136,7 +137,7 @@ func elementValue(el element) any {
 	if len(kids) == 0 || hasText {
 		return textValue(el.content)
 	}
-	if len(kids) > 1 {
+	if len(kids) > 1 || kids[0].name == "item" {
 		same := true
 		for _, k := range kids[1:] {
 			same = same && k.name == kids[0].name

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -100,14 +101,19 @@ func nameByte(c byte) bool {
 	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// newCallID returns an ID for a call whose markup carries none.
+// newCallID returns an ID for a call whose markup carries none: "call_", a
+// random prefix chosen once per process, and a counter.
 func newCallID() string {
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		// crypto/rand does not fail on supported platforms; keep IDs unique anyway.
-		return fmt.Sprintf("call_%d", idFallback.Add(1))
-	}
-	return "call_" + hex.EncodeToString(b[:])
+	return "call_" + idPrefix + strconv.FormatUint(idCounter.Add(1), 36)
 }
 
-var idFallback atomic.Uint64
+var (
+	idCounter atomic.Uint64
+	idPrefix  = func() string {
+		var b [4]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "t"
+		}
+		return hex.EncodeToString(b[:]) + "_"
+	}()
+)

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"html"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,8 +24,8 @@ type schemaCase struct {
 
 // encoders write a call the way a model would in each format (test-only,
 // independent of the prompt's example writer).
-var encoders = map[string]func(name string, args map[string]any) string{
-	"tool_action": func(name string, args map[string]any) string {
+var encoders = map[string]func(name string, args, schema map[string]any) string{
+	"tool_action": func(name string, args map[string]any, _ map[string]any) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "<tool_action name=\"%s\">\n", name)
 		for _, k := range sortedKeys(args) {
@@ -35,24 +34,24 @@ var encoders = map[string]func(name string, args map[string]any) string{
 		b.WriteString("</tool_action>")
 		return b.String()
 	},
-	"xml": func(name string, args map[string]any) string {
+	"xml": func(name string, args map[string]any, schema map[string]any) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "<tool_call id=\"call_x1\" name=\"%s\">\n<parameters>\n", name)
 		for _, k := range sortedKeys(args) {
-			fmt.Fprintf(&b, "<%s>%s</%s>\n", k, xmlElementText(args[k]), k)
+			fmt.Fprintf(&b, "<%s>%s</%s>\n", k, xmlElementText(args[k], propSchema(schema, k)), k)
 		}
 		b.WriteString("</parameters>\n</tool_call>")
 		return b.String()
 	},
-	"json": func(name string, args map[string]any) string {
+	"json": func(name string, args map[string]any, _ map[string]any) string {
 		enc, _ := json.Marshal(map[string]any{"tool": name, "arguments": args})
 		return string(enc)
 	},
-	"native": func(name string, args map[string]any) string {
+	"native": func(name string, args map[string]any, _ map[string]any) string {
 		enc, _ := json.Marshal(map[string]any{"name": name, "arguments": args})
 		return string(enc)
 	},
-	"hermes": func(name string, args map[string]any) string {
+	"hermes": func(name string, args map[string]any, _ map[string]any) string {
 		enc, _ := json.Marshal(map[string]any{"name": name, "arguments": args})
 		return "<tool_call>\n" + string(enc) + "\n</tool_call>"
 	},
@@ -80,9 +79,10 @@ func attrEscape(s string) string {
 }
 
 // xmlElementText writes a value as element content: objects and non-empty
-// arrays as nested elements, strings escaped (CDATA when whitespace around
-// them matters), the rest as JSON text.
-func xmlElementText(v any) string {
+// arrays as nested elements where the schema describes their members (as JSON
+// text otherwise, since bare elements carry no types), strings escaped (CDATA
+// when whitespace around them matters), the rest as plain text.
+func xmlElementText(v any, schema map[string]any) string {
 	switch x := v.(type) {
 	case string:
 		if strings.TrimSpace(x) != x && !strings.Contains(x, "]]>") {
@@ -90,25 +90,37 @@ func xmlElementText(v any) string {
 		}
 		return strings.NewReplacer("&", "&amp;", "<", "&lt;").Replace(x)
 	case map[string]any:
-		if len(x) == 0 {
-			return "{}"
+		props, _ := schema["properties"].(map[string]any)
+		if len(x) == 0 || props == nil {
+			return xmlEscape(asText(x))
 		}
 		var b strings.Builder
 		for _, k := range sortedKeys(x) {
-			fmt.Fprintf(&b, "<%s>%s</%s>", k, xmlElementText(x[k]), k)
+			fmt.Fprintf(&b, "<%s>%s</%s>", k, xmlElementText(x[k], propSchema(schema, k)), k)
 		}
 		return b.String()
 	case []any:
-		if len(x) == 0 {
-			return "[]"
+		items, _ := schema["items"].(map[string]any)
+		if len(x) == 0 || items == nil {
+			return xmlEscape(asText(x))
 		}
 		var b strings.Builder
 		for _, item := range x {
-			fmt.Fprintf(&b, "<item>%s</item>", xmlElementText(item))
+			fmt.Fprintf(&b, "<item>%s</item>", xmlElementText(item, items))
 		}
 		return b.String()
 	}
-	return html.EscapeString(asText(v))
+	return xmlEscape(asText(v))
+}
+
+func xmlEscape(s string) string { return strings.NewReplacer("&", "&amp;", "<", "&lt;").Replace(s) }
+
+// propSchema is the schema of property k (resolving a local $ref), or nil.
+func propSchema(schema map[string]any, k string) map[string]any {
+	props, _ := schema["properties"].(map[string]any)
+	p, _ := props[k].(map[string]any)
+	c := coercer{root: schema}
+	return c.deref(p)
 }
 
 func loadHandwritten(t *testing.T) []schemaCase {
@@ -137,7 +149,7 @@ func loadBFCL(t *testing.T) []schemaCase {
 		answers := map[string][]map[string]map[string][]any{}
 		forLines(t, filepath.Join(bfclDir, file+".answers.json"), func(line []byte) {
 			var a struct {
-				ID          string                           `json:"id"`
+				ID          string                        `json:"id"`
 				GroundTruth []map[string]map[string][]any `json:"ground_truth"`
 			}
 			if json.Unmarshal(line, &a) == nil {
@@ -318,7 +330,9 @@ func TestSchemaRoundTrip(t *testing.T) {
 				if prompt := p.Prompt([]tools.Spec{c.Spec}); !p.Native() && !strings.Contains(prompt, "## "+name+"\n") {
 					t.Fatalf("prompt does not list %s:\n%s", name, prompt)
 				}
-				call := encoders[format](name, c.Args)
+				var schema map[string]any
+				_ = json.Unmarshal(c.Spec.Parameters, &schema)
+				call := encoders[format](name, c.Args, schema)
 				in := call + "\nDone."
 				if format != "json" && format != "native" {
 					in = "I will call it.\n" + in

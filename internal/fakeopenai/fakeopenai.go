@@ -127,10 +127,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if model == "" {
 		model = s.model
 	}
-	s.stream(w, reply, model, n)
+	s.stream(w, r, reply, model, n)
 }
 
-func (s *Server) stream(w http.ResponseWriter, reply Reply, model string, n int) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, reply Reply, model string, n int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -141,7 +141,11 @@ func (s *Server) stream(w http.ResponseWriter, reply Reply, model string, n int)
 			return
 		}
 		if reply.Delay > 0 {
-			time.Sleep(reply.Delay)
+			select {
+			case <-time.After(reply.Delay):
+			case <-r.Context().Done():
+				return // the client went away
+			}
 		}
 		if reply.SplitWrites && len(ev) > 8 {
 			half := len(ev) / 2

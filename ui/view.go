@@ -1,0 +1,235 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// inputHeight is the number of text rows of the input box.
+func (m *Model) inputHeight() int {
+	n := m.input.LineCount()
+	return min(max(n, 1), 5)
+}
+
+// layout sizes the input for the window.
+func (m *Model) layout() {
+	m.input.SetWidth(max(m.width, 10))
+	m.input.SetHeight(m.inputHeight())
+}
+
+// contentWidth is the width transcript entries are rendered for.
+func (m *Model) contentWidth() int { return max(m.width-1, 20) }
+
+// bottomHeight is the number of rows under the transcript.
+func (m *Model) bottomHeight() int {
+	h := 2 // status bar and key help
+	if m.running {
+		h++ // spinner
+	}
+	if len(m.asks) > 0 {
+		h += len(m.approvalView(m.paneMax()))
+	} else {
+		h += m.inputHeight() + 1 // input and its rule
+	}
+	return h
+}
+
+// paneMax bounds the approval pane so the transcript stays readable.
+func (m *Model) paneMax() int { return max(m.height/2, 6) }
+
+func (m *Model) transcriptHeight() int { return max(m.height-m.bottomHeight(), 1) }
+
+// View draws the screen. It touches only the visible part of the
+// transcript; every entry's lines are cached.
+func (m *Model) View() string {
+	if m.pane != nil {
+		return m.paneView()
+	}
+	var b strings.Builder
+	bottom := m.bottomLines()
+	th := max(m.height-len(bottom), 1)
+	for _, l := range m.transcriptLines(th) {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	for i, l := range bottom {
+		b.WriteString(l)
+		if i < len(bottom)-1 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func (m *Model) bottomLines() []string {
+	st := &m.st
+	var out []string
+	if m.running {
+		secs := int(time.Since(m.phaseStart).Seconds())
+		label := m.phase
+		if len(m.asks) > 0 {
+			label = "waiting for your approval"
+		}
+		out = append(out, m.spin.View()+" "+st.dim.Render(fmt.Sprintf("%s… %ds", label, secs)))
+	}
+	if len(m.asks) > 0 {
+		out = append(out, m.approvalView(m.paneMax())...)
+	} else {
+		out = append(out, st.dim.Render(strings.Repeat("─", max(m.width, 1))))
+		out = append(out, strings.Split(m.input.View(), "\n")...)
+	}
+	out = append(out, m.statusBar(), m.helpLine())
+	return out
+}
+
+// transcriptLines returns exactly h lines of the transcript, scrolled
+// scrollBack lines up from the bottom.
+func (m *Model) transcriptLines(h int) []string {
+	w := m.contentWidth()
+	need := h + m.scrollBack
+	var chunks [][]string // newest first
+	total := 0
+	for i := len(m.entries) - 1; i >= 0 && total < need; i-- {
+		ls := m.render(m.entries[i], w)
+		chunks = append(chunks, ls)
+		total += len(ls) + 1
+	}
+	back := m.scrollBack
+	if total < need {
+		back = max(0, total-h)
+	}
+	// Lines [start, end) of the collected block, counted from its top.
+	end := total - back
+	start := max(end-h, 0)
+	out := make([]string, 0, h)
+	for i := end - start; i < h; i++ {
+		out = append(out, "") // short transcript: pad at the top
+	}
+	pos := 0
+	for c := len(chunks) - 1; c >= 0 && pos < end; c-- {
+		ls := chunks[c]
+		for j := 0; j <= len(ls) && pos < end; j++ {
+			if pos >= start {
+				l := ""
+				if j < len(ls) {
+					l = ls[j]
+				}
+				out = append(out, ansi.Truncate(l, m.width, ""))
+			}
+			pos++
+		}
+	}
+	if m.scrollBack > 0 && m.newOutput && len(out) > 0 {
+		out[len(out)-1] = m.st.newOutput.Render(" ↓ new output (end) ")
+	}
+	return out
+}
+
+// statusBar shows the model, protocol, tools, tokens and workspace.
+func (m *Model) statusBar() string {
+	st := &m.st
+	model := m.modelLabel()
+	parts := []string{model}
+	if m.opts.Agent != nil {
+		parts = append(parts, "protocol "+m.opts.Agent.Protocol().Name())
+	}
+	parts = append(parts, m.toolsLabel())
+	parts = append(parts, fmt.Sprintf("%d tokens", m.tokens))
+	if wd := m.workdirLabel(); wd != "" {
+		parts = append(parts, wd)
+	}
+	s := " " + strings.Join(parts, " │ ") + " "
+	s = ansi.Truncate(s, m.width, "…")
+	if pad := m.width - ansi.StringWidth(s); pad > 0 {
+		s += strings.Repeat(" ", pad)
+	}
+	return st.status.Render(s)
+}
+
+// modelLabel names the model, marking the offline demo.
+func (m *Model) modelLabel() string {
+	name := m.opts.Model
+	if m.opts.Agent != nil {
+		name = m.opts.Agent.Model()
+	}
+	if m.opts.Demo {
+		return name + " (offline demo)"
+	}
+	return name
+}
+
+func (m *Model) toolsLabel() string {
+	if c := m.opts.Catalog; c != nil {
+		var active []string
+		for _, ts := range c.ToolSets() {
+			if ts.Active {
+				active = append(active, ts.Name)
+			}
+		}
+		n := len(c.Tools())
+		if len(active) == 0 {
+			return fmt.Sprintf("%d tools", n)
+		}
+		return fmt.Sprintf("%s (%d tools)", strings.Join(active, ","), n)
+	}
+	if m.opts.Agent != nil && m.opts.Agent.Executor() != nil {
+		return fmt.Sprintf("%d tools", m.opts.Agent.Executor().Registry().Len())
+	}
+	return "no tools"
+}
+
+func (m *Model) workdirLabel() string {
+	wd := m.opts.Workdir
+	if wd == "" {
+		return ""
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if rel, err := filepath.Rel(home, wd); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.Join("~", rel)
+		}
+	}
+	return wd
+}
+
+// helpLine lists the keys that matter now.
+func (m *Model) helpLine() string {
+	var s string
+	switch {
+	case len(m.asks) > 0:
+		s = "y allow · s session · n deny · d reason · esc deny+stop · pgup/pgdn scroll"
+	case m.running:
+		s = "esc cancel · ctrl+c cancel · pgup/pgdn scroll · ctrl+o last result"
+	case m.canRetry:
+		s = "r retry · enter send · ↑↓ history · tab results · ctrl+o last result · ctrl+d quit"
+	case !m.quitWarn.IsZero() && time.Since(m.quitWarn) < quitWindow:
+		s = "press ctrl+c again to quit"
+	case m.focus != nil:
+		s = "enter open result · tab next block · esc unfocus"
+	default:
+		s = "enter send · alt+enter newline · ↑↓ history · tab results/complete · ctrl+o result · /help · ctrl+d quit"
+	}
+	return m.st.help.Render(ansi.Truncate(" "+s, m.width, "…"))
+}
+
+// paneView shows a full tool result.
+func (m *Model) paneView() string {
+	st := &m.st
+	e := m.paneEntry
+	mark := st.ok.Render("✓")
+	if e.result != nil && !e.result.Success {
+		mark = st.fail.Render("✗")
+	}
+	dur := ""
+	if e.result != nil && e.result.Duration > 0 {
+		dur = " · " + formatDuration(e.result.Duration)
+	}
+	title := fmt.Sprintf("%s %s%s", mark, st.tool.Render(e.call.Name), st.dim.Render(dur))
+	m.pane.Width, m.pane.Height = m.width, max(m.height-3, 1)
+	foot := st.help.Render(ansi.Truncate(fmt.Sprintf(" esc close · ↑↓ pgup/pgdn scroll · %d%%", int(m.pane.ScrollPercent()*100)), m.width, "…"))
+	return strings.Join([]string{title, st.dim.Render(strings.Repeat("─", max(m.width, 1))), m.pane.View(), foot}, "\n")
+}
