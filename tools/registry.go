@@ -111,3 +111,9 @@ func (r *Registry) Shadowed() []Shadowed {
 	defer r.mu.RUnlock()
 	return append([]Shadowed(nil), r.shadowed...)
 }
+
+// Has reports whether a tool with that name is registered.
+func (r *Registry) Has(name string) bool {
+	_, ok := r.Get(name)
+	return ok
+}
