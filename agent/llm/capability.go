@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/sashabaranov/go-openai/jsonschema"
@@ -22,47 +23,51 @@ func rule(pattern string, supported bool) capabilityRule {
 	return capabilityRule{re: regexp.MustCompile(`^(?:` + pattern + `)`), supported: supported}
 }
 
-var capabilityRules = []capabilityRule{
-	// OpenAI
-	rule(`o1-(mini|preview)`, false),
-	rule(`gpt-3\.5-turbo-instruct`, false),
-	rule(`chatgpt-4o`, false),
-	rule(`gpt-4o-(mini-)?(realtime|audio|search|transcribe|tts)`, false),
-	rule(`gpt-(4|5)`, true),
-	rule(`gpt-3\.5-turbo`, true),
-	rule(`o[134]([-.]|$)`, true),
-	// Anthropic
-	rule(`claude-(2|instant)`, false),
-	rule(`claude-3`, true),
-	rule(`claude-.*4`, true),
-	// Google
-	rule(`gemini-(1\.0|pro$|pro-vision)`, false),
-	rule(`gemini-(1\.5|[2-9])`, true),
-	rule(`gemma`, false),
-	// Mistral
-	rule(`(mistral-(large|medium|small|nemo)|ministral|mixtral-8x22b|codestral|pixtral|magistral)`, true),
-	// Qwen
-	rule(`(qwen-?2|qwen-?3|qwq)`, true),
-	// Meta
-	rule(`(meta-)?llama-?2`, false),
-	rule(`(meta-)?llama-?3\.[1-9]`, true),
-	rule(`(meta-)?llama-?(4|[5-9])`, true),
-	rule(`(meta-)?llama-?3`, false),
-	rule(`codellama`, false),
-	// Microsoft
-	rule(`phi-?3`, false),
-	rule(`phi-?4-mini`, true),
-	rule(`phi`, false),
-	// DeepSeek
-	rule(`deepseek-(r1|reasoner)`, false),
-	rule(`deepseek-(chat|v3|v2\.5)`, true),
-	rule(`deepseek-coder-v2`, true),
-	// Others
-	rule(`command-r`, true),
-	rule(`grok`, true),
-	rule(`(firefunction|hermes-?[23]|nous-hermes-?2|functionary)`, true),
-	rule(`(tinyllama|vicuna|orca|falcon|starcoder|wizard)`, false),
-}
+// capabilityRules is built on first use, so start-up does not pay for
+// compiling the table's expressions.
+var capabilityRules = sync.OnceValue(func() []capabilityRule {
+	return []capabilityRule{
+		// OpenAI
+		rule(`o1-(mini|preview)`, false),
+		rule(`gpt-3\.5-turbo-instruct`, false),
+		rule(`chatgpt-4o`, false),
+		rule(`gpt-4o-(mini-)?(realtime|audio|search|transcribe|tts)`, false),
+		rule(`gpt-(4|5)`, true),
+		rule(`gpt-3\.5-turbo`, true),
+		rule(`o[134]([-.]|$)`, true),
+		// Anthropic
+		rule(`claude-(2|instant)`, false),
+		rule(`claude-3`, true),
+		rule(`claude-.*4`, true),
+		// Google
+		rule(`gemini-(1\.0|pro$|pro-vision)`, false),
+		rule(`gemini-(1\.5|[2-9])`, true),
+		rule(`gemma`, false),
+		// Mistral
+		rule(`(mistral-(large|medium|small|nemo)|ministral|mixtral-8x22b|codestral|pixtral|magistral)`, true),
+		// Qwen
+		rule(`(qwen-?2|qwen-?3|qwq)`, true),
+		// Meta
+		rule(`(meta-)?llama-?2`, false),
+		rule(`(meta-)?llama-?3\.[1-9]`, true),
+		rule(`(meta-)?llama-?(4|[5-9])`, true),
+		rule(`(meta-)?llama-?3`, false),
+		rule(`codellama`, false),
+		// Microsoft
+		rule(`phi-?3`, false),
+		rule(`phi-?4-mini`, true),
+		rule(`phi`, false),
+		// DeepSeek
+		rule(`deepseek-(r1|reasoner)`, false),
+		rule(`deepseek-(chat|v3|v2\.5)`, true),
+		rule(`deepseek-coder-v2`, true),
+		// Others
+		rule(`command-r`, true),
+		rule(`grok`, true),
+		rule(`(firefunction|hermes-?[23]|nous-hermes-?2|functionary)`, true),
+		rule(`(tinyllama|vicuna|orca|falcon|starcoder|wizard)`, false),
+	}
+})
 
 // normalizeModel lower-cases a model id and strips a provider prefix
 // ("openai/", "models/", "meta-llama/"…) and an Ollama-style ":tag".
@@ -85,7 +90,7 @@ func SupportsFunctionCalling(model string) (supported, known bool) {
 	if m == "" {
 		return false, false
 	}
-	for _, r := range capabilityRules {
+	for _, r := range capabilityRules() {
 		if r.re.MatchString(m) {
 			return r.supported, true
 		}
