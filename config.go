@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"tact/approval"
+	"tact/toolsets"
 )
 
 //go:embed config.yaml
@@ -238,12 +239,12 @@ func envValue(key, val string) any {
 func mergeYAML(v *viper.Viper, name string, data []byte, dir string, sources map[string]string) error {
 	var m map[string]any
 	if err := yaml.Unmarshal(data, &m); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if !strings.Contains(msg, "line ") {
+		line, msg := toolsets.YAMLErrorLine(err)
+		if line == 0 {
 			// yaml.v3 leaves the line out when the problem is on the first one.
-			msg = "line 1: " + msg
+			line = 1
 		}
-		return &ConfigError{File: name, Msg: "invalid YAML: " + msg + " (fix the file; tact keeps running on the previous config when it is already running)"}
+		return &ConfigError{File: name, Msg: fmt.Sprintf("invalid YAML at line %d: %s", line, msg)}
 	}
 	if m == nil {
 		return nil

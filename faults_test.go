@@ -213,7 +213,7 @@ func TestFaults(t *testing.T) {
 			toolTimeout: "1s",
 			replies: []fakeopenai.Reply{
 				{ToolCalls: []fakeopenai.ToolCall{{ID: "call_hang", Name: "shell",
-					Args: faultArgs(map[string]string{"command": "setsid sleep " + faultSleepArg + " & sleep " + faultSleepArg + "; echo never"})}}},
+					Args: faultArgs(map[string]string{"command": "sleep " + faultSleepArg + " & sleep " + faultSleepArg + "; echo never"})}}},
 				{Text: "the command timed out"},
 			},
 			fault: faultHang,
@@ -654,11 +654,10 @@ func faultReload(t *testing.T, fx *faultFixture) []string {
 	if _, ok := before.Get("shell"); !ok {
 		t.Fatalf("the coding set is not active: %s", names)
 	}
-	// Two typical editing slips, both on line 3. yaml.v3 reports lines of
-	// its parser errors (the unclosed bracket) one too low, so only the
-	// scanner error's line is checked exactly; see the report.
+	// Two typical editing slips, both on line 3: a parser error (the
+	// unclosed bracket, which yaml.v3 numbers from 0) and a scanner error.
 	edits := []struct{ body, line string }{
-		{"provider:\n  model: fake-model\ntool_sets: [default\nagent: {}\n", "line "},
+		{"provider:\n  model: fake-model\ntool_sets: [default\nagent: {}\n", "line 3:"},
 		{"provider:\n  model: fake-model\ntool_sets: default: coding\n", "line 3:"},
 	}
 	var msgs []string

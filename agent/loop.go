@@ -214,7 +214,7 @@ func (t *turn) streamFailed(ctx context.Context, resp *response, err error) erro
 		err = fmt.Errorf("%w (enable output_strategy.fallback_to_structured_output or pass --protocol tool_action)", err)
 	}
 	if partial != "" {
-		if perr := t.a.appendMessage(llm.Message{Role: openai.ChatMessageRoleAssistant, Content: partial + "\n\n[answer cut off: " + err.Error() + "]"}); perr != nil {
+		if perr := t.a.appendMessage(llm.Message{Role: openai.ChatMessageRoleAssistant, Content: partial + "\n\n[answer cut off: the response did not finish]"}); perr != nil {
 			return t.fail(perr)
 		}
 		err = fmt.Errorf("%w (the partial answer was kept; send your message again or say \"continue\" to retry)", err)
