@@ -70,6 +70,7 @@ type detector struct {
 	cfg   config
 	specs *specIndex
 	out   []Segment
+	one   [1]Segment // the fast path's result, reused
 	buf   []byte
 
 	capturing bool
@@ -96,17 +97,18 @@ func newDetector(cfg config, specs *specIndex) *detector {
 
 // Feed implements Detector.
 func (d *detector) Feed(chunk string) []Segment {
+	// Fast path, kept small so it stays cheap per chunk: in plain text, a
+	// chunk without a trigger byte that does not end inside a UTF-8
+	// character is visible as it is.
+	if n := len(chunk); n > 0 && !d.capturing && !d.atStart && len(d.buf) == 0 &&
+		(chunk[n-1] < utf8.RuneSelf || partialRune(chunk) == 0) &&
+		strings.IndexByte(chunk, d.cfg.triggers[0]) < 0 &&
+		(len(d.cfg.triggers) == 1 || plain(chunk, d.cfg.triggers[1:])) {
+		d.one[0] = Segment{Text: chunk}
+		return d.one[:]
+	}
 	d.out = d.out[:0]
-	if !d.capturing && len(d.buf) == 0 && !d.atStart && plain(chunk, d.cfg.triggers) {
-		// Fast path: no trigger byte and no split character at the end.
-		if chunk == "" {
-			return d.out
-		}
-		if cap(d.out) == 0 {
-			d.out = make([]Segment, 0, 8)
-		}
-		d.out = d.out[:1]
-		d.out[0] = Segment{Text: chunk}
+	if chunk == "" {
 		return d.out
 	}
 	switch {
