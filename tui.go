@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -27,6 +29,10 @@ func runTUI(cfg *Config, f *cliFlags, stdout, stderr io.Writer) int {
 	defer a.close()
 	opts := a.uiOptions(asker)
 	opts.Updates = a.watchUpdates(ctx, LoadOptions{File: f.config, Overrides: f.overrides(), Env: os.Environ()})
+	// Start-up garbage (library tables, the first renders) is returned to the
+	// system once the first frame is up, so an idle tact stays small.
+	idle := time.AfterFunc(300*time.Millisecond, debug.FreeOSMemory)
+	defer idle.Stop()
 	if err := ui.Run(ctx, opts); err != nil {
 		fmt.Fprintln(stderr, "tact:", err)
 		return exitError

@@ -21,7 +21,7 @@ func Run(ctx context.Context, opts Options) error {
 		}
 	}
 	m := New(opts)
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithMouseCellMotion()}
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithMouseCellMotion(), tea.WithFPS(120)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}
