@@ -79,19 +79,24 @@ func (a *app) watchUpdates(ctx context.Context, opts LoadOptions) <-chan tea.Msg
 // catalog shows the app's tool sets to the UI.
 type catalog struct{ a *app }
 
-// ToolSets lists the known sets, the active ones marked.
+// ToolSets lists the active sets in config order, then the others by name.
 func (c catalog) ToolSets() []ui.ToolSetInfo {
 	c.a.mu.Lock()
-	active := map[string]bool{}
-	for _, s := range c.a.sets {
-		active[s] = true
-	}
+	activeOrder := append([]string(nil), c.a.sets...)
 	c.a.mu.Unlock()
 	sets := c.a.manager.Sets()
 	out := make([]ui.ToolSetInfo, 0, len(sets))
+	active := map[string]bool{}
+	for _, name := range activeOrder {
+		if s, ok := sets[name]; ok && !active[name] {
+			active[name] = true
+			out = append(out, ui.ToolSetInfo{Name: name, Description: s.Description, Active: true, Tools: s.Tools})
+		}
+	}
 	for _, name := range sortedKeys(sets) {
-		s := sets[name]
-		out = append(out, ui.ToolSetInfo{Name: name, Description: s.Description, Active: active[name], Tools: s.Tools})
+		if s := sets[name]; !active[name] {
+			out = append(out, ui.ToolSetInfo{Name: name, Description: s.Description, Tools: s.Tools})
+		}
 	}
 	return out
 }

@@ -37,6 +37,7 @@ func (m *Model) command(line string) tea.Cmd {
 	info := func(s string) { m.add(&entry{kind: kindInfo, text: s}) }
 	fail := func(s string) { m.add(&entry{kind: kindError, text: s}) }
 	m.scrollBack, m.newOutput = 0, false
+	m.labelValid = false // a command may change the tool sets
 	switch name {
 	case "/help":
 		info(helpText())

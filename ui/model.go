@@ -131,6 +131,10 @@ type Model struct {
 
 	pane      *viewport.Model
 	paneEntry *entry
+
+	labelReg   *tools.Registry // the registry labelCache describes
+	labelCache string
+	labelValid bool
 }
 
 // New returns the UI model for opts.
@@ -278,6 +282,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) configUpdate(cu ConfigUpdate) {
+	m.labelValid = false
 	if cu.Err != nil {
 		m.add(&entry{kind: kindError, text: "config not applied (the old config stays): " + cu.Err.Error()})
 	}

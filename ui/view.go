@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"tact/tools"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
@@ -157,13 +158,28 @@ func (m *Model) modelLabel() string {
 	if m.opts.Agent != nil {
 		name = m.opts.Agent.Model()
 	}
-	if m.opts.Demo {
+	if m.opts.Demo && !strings.Contains(name, "offline") {
 		return name + " (offline demo)"
 	}
 	return name
 }
 
+// toolsLabel names the active tool sets and counts the tools. It is cached
+// until the registry changes or a tool-set command or config update
+// invalidates it, so View stays cheap.
 func (m *Model) toolsLabel() string {
+	var reg *tools.Registry
+	if m.opts.Agent != nil && m.opts.Agent.Executor() != nil {
+		reg = m.opts.Agent.Executor().Registry()
+	}
+	if m.labelValid && reg == m.labelReg {
+		return m.labelCache
+	}
+	m.labelReg, m.labelCache, m.labelValid = reg, m.computeToolsLabel(), true
+	return m.labelCache
+}
+
+func (m *Model) computeToolsLabel() string {
 	if c := m.opts.Catalog; c != nil {
 		var active []string
 		for _, ts := range c.ToolSets() {
@@ -175,7 +191,7 @@ func (m *Model) toolsLabel() string {
 		if len(active) == 0 {
 			return fmt.Sprintf("%d tools", n)
 		}
-		return fmt.Sprintf("%s (%d tools)", strings.Join(active, ","), n)
+		return fmt.Sprintf("%s (%d tools)", strings.Join(active, ", "), n)
 	}
 	if m.opts.Agent != nil && m.opts.Agent.Executor() != nil {
 		return fmt.Sprintf("%d tools", m.opts.Agent.Executor().Registry().Len())
