@@ -112,6 +112,20 @@ func Redact(s string, secrets []string) string {
 	return New(secrets).String(s)
 }
 
+// ScrubEnv returns env ("NAME=value" entries) without the variables whose
+// names look secret (IsSecretEnvName), except those named exactly in pass.
+// The shell tool and skills run with it.
+func ScrubEnv(env []string, pass []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !IsSecretEnvName(name) || slices.Contains(pass, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // IsSecretEnvName reports whether an environment variable's value is treated
 // as a secret: its name contains KEY, TOKEN, SECRET or PASSWORD, in any case.
 func IsSecretEnvName(name string) bool {

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
+	"tact/redact"
 	"time"
 
 	"tact/tools"
@@ -27,32 +27,9 @@ type ShellArgs struct {
 	Command string `json:"command" jsonschema:"bash command line, run with bash -c in the workspace directory"`
 }
 
-// secretWords mark environment variable names that are not passed to shell.
-var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD"}
-
-// ScrubEnv returns env ("NAME=value" entries) without the variables whose
-// name contains KEY, TOKEN, SECRET or PASSWORD (in any case), except those
-// named in pass.
-func ScrubEnv(env []string, pass []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if slices.Contains(pass, name) || !looksSecret(name) {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
-func looksSecret(name string) bool {
-	up := strings.ToUpper(name)
-	for _, w := range secretWords {
-		if strings.Contains(up, w) {
-			return true
-		}
-	}
-	return false
-}
+// ScrubEnv returns env without the variables whose names look secret
+// (KEY, TOKEN, SECRET, PASSWORD), except those named in pass.
+func ScrubEnv(env []string, pass []string) []string { return redact.ScrubEnv(env, pass) }
 
 // cappedBuffer keeps the first max bytes written and counts the rest.
 type cappedBuffer struct {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"tact/redact"
 	"time"
 
 	"tact/tools"
@@ -212,44 +213,18 @@ func normalizeArgs(args json.RawMessage) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// secretWords mark environment variable names that are not passed to skills.
-var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD"}
-
-// scrubEnv drops variables whose names contain a secret word (any case),
-// unless pass names them exactly.
+// scrubEnv drops variables whose names look secret (redact.IsSecretEnvName)
+// unless pass names them exactly, and the ones each run sets itself.
 func scrubEnv(env, pass []string) []string {
 	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		switch name {
+	for _, kv := range redact.ScrubEnv(env, pass) {
+		switch name, _, _ := strings.Cut(kv, "="); name {
 		case "TMPDIR", "HOME", "SKILL_DIR":
 			continue // set per run
-		}
-		if isSecretName(name) && !contains(pass, name) {
-			continue
 		}
 		out = append(out, kv)
 	}
 	return out
-}
-
-func isSecretName(name string) bool {
-	up := strings.ToUpper(name)
-	for _, w := range secretWords {
-		if strings.Contains(up, w) {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // killGroup kills the process group the command leads.
