@@ -104,6 +104,7 @@ type ConfigError struct {
 	File, Key, Msg string
 }
 
+// Error says where the mistake is and what is allowed.
 func (e *ConfigError) Error() string {
 	var b strings.Builder
 	b.WriteString("config error")

@@ -347,8 +347,10 @@ var errStopped = errors.New("not run: the user stopped the turn")
 // passthrough is the detector used when tool markup in text is disabled.
 type passthrough struct{}
 
+// Feed returns the chunk as text.
 func (passthrough) Feed(chunk string) []protocol.Segment {
 	return []protocol.Segment{{Text: chunk}}
 }
 
+// Flush has nothing held back.
 func (passthrough) Flush() []protocol.Segment { return nil }
