@@ -265,7 +265,23 @@ func (a *app) setupTools(ctx context.Context, noMCP bool) error {
 		Parallel:       cfg.Agent.ParallelToolCalls,
 		Logger:         a.logger,
 	})
+	if a.mcp != nil {
+		// A server's tools/list_changed re-lists its tools; rebuild the
+		// active registry off the SDK's goroutine, before the next request.
+		a.mcp.OnChange(func() { go a.refreshTools(ctx) })
+	}
 	return nil
+}
+
+// refreshTools rediscovers every source and re-activates the same sets.
+func (a *app) refreshTools(ctx context.Context) {
+	reg, err := a.manager.Reload(ctx)
+	if reg == nil {
+		a.logger.Warn("tool list changed, but re-activating the tools failed", "err", err)
+		return
+	}
+	a.executor.SetRegistry(reg)
+	a.logger.Info("tool list changed", "summary", a.manager.Summary(reg))
 }
 
 // activate builds the registry of the given sets and tools; unknown names
