@@ -45,6 +45,7 @@ type app struct {
 	policy   *approval.Policy
 	agent    *agent.Agent
 	store    *session.Store
+	caps     *capabilityCache
 	warnings []string // problems found while starting, shown to the user
 
 	mu      sync.Mutex
@@ -142,6 +143,7 @@ func newApp(ctx context.Context, cfg *Config, o appOptions) (*app, error) {
 	}
 	a.logger.Info("tact starting", "version", version, "workdir", a.workdir, "config_files", strings.Join(cfg.Files, ","))
 
+	a.caps = newCapabilityCache()
 	a.setupClient()
 	if err := a.setupTools(ctx, o.noMCP); err != nil {
 		a.close()
@@ -175,6 +177,9 @@ func newApp(ctx context.Context, cfg *Config, o appOptions) (*app, error) {
 		Logger:            a.logger,
 		Observer:          a.observe,
 		OnMessage:         a.saveMessage,
+		OnFallback: func(model string) {
+			a.caps.record(a.client.BaseURL(), model, false)
+		},
 	})
 	if err := a.resume(o); err != nil {
 		a.close()
@@ -327,17 +332,17 @@ func (a *app) mcpConfigs() []mcp.ServerConfig {
 // chooseProtocol decides how tool calls travel, from --protocol or
 // output_strategy, and which text protocol to fall back to.
 func (a *app) chooseProtocol(flag string) (protocol.Protocol, protocol.Protocol, error) {
-	os := a.cfg.OutputStrategy
-	fallbackName := os.FallbackFormat
+	strategy := a.cfg.OutputStrategy
+	fallbackName := strategy.FallbackFormat
 	var fallback protocol.Protocol
-	if os.FallbackToStructuredOutput {
+	if strategy.FallbackToStructuredOutput {
 		p, err := protocol.ForName(fallbackName)
 		if err != nil {
 			return nil, nil, &ConfigError{File: a.cfg.Source("output_strategy.fallback_format"), Key: "output_strategy.fallback_format", Msg: err.Error()}
 		}
 		fallback = p
 	}
-	mode := os.FunctionCalling
+	mode := strategy.FunctionCalling
 	if flag != "" {
 		switch flag {
 		case "auto":
@@ -363,10 +368,21 @@ func (a *app) chooseProtocol(flag string) (protocol.Protocol, protocol.Protocol,
 		}
 		return p, nil, nil
 	}
-	// auto: known families decide; unknown models start native and fall
-	// back the first time the server rejects tools (a lazy probe).
-	if supported, known := llm.SupportsFunctionCalling(a.model); known && !supported && !a.demo && fallback != nil {
-		a.logger.Info("protocol", "model", a.model, "choice", fallback.Name(), "why", "model family without function calling")
+	// auto: known families decide; then what an earlier run learned from
+	// this server (capabilities.json); otherwise start native and fall back
+	// the first time the server rejects tools — that first request is the
+	// probe, and its answer is remembered.
+	if a.demo || fallback == nil {
+		return native, fallback, nil
+	}
+	supported, known := llm.SupportsFunctionCalling(a.model)
+	why := "model family without function calling"
+	if !known {
+		supported, known = a.caps.nativeTools(a.client.BaseURL(), a.model)
+		why = "the server rejected native tools before (capabilities.json)"
+	}
+	if known && !supported {
+		a.logger.Info("protocol", "model", a.model, "choice", fallback.Name(), "why", why)
 		return fallback, nil, nil
 	}
 	return native, fallback, nil

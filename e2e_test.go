@@ -215,6 +215,20 @@ func TestProtocolAutoFallbackBinary(t *testing.T) {
 	if len(srv.Requests()[0].Tools) == 0 {
 		t.Error("auto did not try native tools first")
 	}
+
+	// The rejection is remembered (capabilities.json in the state folder):
+	// the next run starts on the text protocol without a failing request.
+	r = e.run(t, "-p", "what is 15*23", "--json", "--protocol", "auto", "--model", "my-local-model", "--base-url", url)
+	if r.code != 0 {
+		t.Fatalf("second run exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if n := len(reqs); n != 5 {
+		t.Fatalf("%d requests after the second run, want 5 (no rejected request this time)", n)
+	}
+	if len(reqs[3].Tools) != 0 || len(ofType(parseEvents(t, r.stdout), "warning")) != 0 {
+		t.Error("the second run should start on the fallback, with no tools and no warning")
+	}
 }
 
 // TestShellApproval: shell is denied headless without --yes, with a reason

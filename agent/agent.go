@@ -37,6 +37,9 @@ type Options struct {
 	// Fallback is the text protocol to switch to when the server rejects
 	// native tools; nil makes that rejection an error.
 	Fallback protocol.Protocol
+	// OnFallback is called when the server rejected native tools and the
+	// conversation switched to Fallback (main remembers it for next time).
+	OnFallback func(model string)
 	// SystemPrompt starts every request.
 	SystemPrompt string
 	// MaxIterations caps model requests per user turn (default 5).

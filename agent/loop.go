@@ -195,6 +195,9 @@ func (t *turn) fallBack(err error, resp *response) bool {
 		a.opts.Model, a.opts.Fallback.Name())
 	a.opts.Logger.Warn("protocol fallback", "model", a.opts.Model, "protocol", a.opts.Fallback.Name(), "err", err)
 	t.sink(Event{Type: EventWarning, Message: msg})
+	if a.opts.OnFallback != nil {
+		a.opts.OnFallback(a.opts.Model)
+	}
 	return true
 }
 
