@@ -27,7 +27,7 @@ func (t *turn) lookup(name string) (tools.Spec, bool) {
 // whether the call may run; when not, the result to report and whether the
 // user asked to stop the turn. Calls that cannot run anyway (bad arguments,
 // unknown tool) go straight to the executor, which reports why.
-func (t *turn) approve(ctx context.Context, call tools.Call) (bool, tools.Result, bool) {
+func (t *turn) approve(ctx context.Context, call tools.Call, index, total int) (bool, tools.Result, bool) {
 	spec, known := t.lookup(call.Name)
 	ev := Event{Type: EventToolCall, Call: &call}
 	if known {
@@ -37,7 +37,7 @@ func (t *turn) approve(ctx context.Context, call tools.Call) (bool, tools.Result
 	if !known || call.ParseError != "" {
 		return true, tools.Result{}, false
 	}
-	d, err := t.a.opts.Approver.Approve(ctx, ApprovalRequest{Call: call, Spec: spec})
+	d, err := t.a.opts.Approver.Approve(ctx, ApprovalRequest{Call: call, Spec: spec, Index: index, Total: total})
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, tools.Fail(tools.KindCancelled, "not run: the turn was cancelled"), true
@@ -85,7 +85,7 @@ func (t *turn) runNative(ctx context.Context, calls []tools.Call) (bool, error) 
 			results[i] = stoppedResult()
 			continue
 		}
-		ok, res, s := t.approve(ctx, c)
+		ok, res, s := t.approve(ctx, c, i+1, len(calls))
 		if !ok {
 			results[i], stop = res, s
 			continue
@@ -120,6 +120,12 @@ func (t *turn) runNative(ctx context.Context, calls []tools.Call) (bool, error) 
 func (t *turn) runText(ctx context.Context, resp *response) (bool, error) {
 	var parts []string
 	stop := false
+	total, index := 0, 0
+	for _, s := range resp.held {
+		if s.Call != nil {
+			total++
+		}
+	}
 	for _, s := range resp.held {
 		if s.Call == nil {
 			if s.Text != "" {
@@ -128,12 +134,13 @@ func (t *turn) runText(ctx context.Context, resp *response) (bool, error) {
 			continue
 		}
 		call := *s.Call
+		index++
 		var res tools.Result
 		if stop || ctx.Err() != nil {
 			res = stoppedResult()
 		} else {
 			var ok bool
-			ok, res, stop = t.approve(ctx, call)
+			ok, res, stop = t.approve(ctx, call, index, total)
 			if ok {
 				res = t.execute(ctx, call)
 			}

@@ -89,6 +89,9 @@ type Decision struct {
 type ApprovalRequest struct {
 	Call tools.Call
 	Spec tools.Spec
+	// Index (1-based) and Total place the call among the tool calls of the
+	// model response it came from, so a front end can say "call 2 of 3".
+	Index, Total int
 }
 
 // Approver decides whether a tool call may run. It may block (a TUI asks the

@@ -118,8 +118,11 @@ func (m *Model) approvalView(maxLines int) []string {
 		source = "unknown source"
 	}
 	title := fmt.Sprintf("Approve %s?", r.req.Call.Name)
-	if n := len(m.asks); n > 1 {
-		title += fmt.Sprintf("  (1 of %d)", n)
+	switch {
+	case r.req.Total > 1:
+		title += fmt.Sprintf("  (call %d of %d)", r.req.Index, r.req.Total)
+	case len(m.asks) > 1:
+		title += fmt.Sprintf("  (1 of %d)", len(m.asks))
 	}
 	out := []string{
 		st.paneTitle.Render(truncate(title, w)),

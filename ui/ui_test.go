@@ -61,6 +61,28 @@ func TestApprovalAllowOnce(t *testing.T) {
 	}
 }
 
+// TestApprovalQueuePosition: a response with two calls asks about each in
+// turn and says which of the two it is.
+func TestApprovalQueuePosition(t *testing.T) {
+	two := fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{
+		{ID: "c1", Name: "shell", Args: `{"command":"echo one"}`},
+		{ID: "c2", Name: "shell", Args: `{"command":"echo two"}`},
+	}}
+	h := start(t, fakeopenai.Sequence(two, fakeopenai.Reply{Text: "both ran"}), setup{})
+	h.typeLine("run both")
+	h.waitNew("(call 1 of 2)")
+	h.waitNew("$ echo one")
+	h.rune('y')
+	h.waitNew("(call 2 of 2)")
+	h.waitNew("$ echo two")
+	h.rune('n')
+	h.waitNew("both ran")
+	h.waitRequests(2)
+	if got := h.lastToolMessage(1); !strings.Contains(got, "denied") {
+		t.Errorf("the second call's tool message = %q, want the denial", got)
+	}
+}
+
 func TestApprovalAllowForSession(t *testing.T) {
 	h := start(t, fakeopenai.Sequence(
 		shellCall("c1", "echo one"),
