@@ -377,3 +377,28 @@ func TestSanitizeName(t *testing.T) {
 		}
 	}
 }
+
+// TestUnclosedParameterIsAParseError: a parameter element whose closing tag
+// is missing must not become an empty value (a write_file call would empty
+// the file); the call carries a ParseError naming the element instead.
+func TestUnclosedParameterIsAParseError(t *testing.T) {
+	for _, tc := range []struct{ proto, in string }{
+		{"xml", `<tool_call id="c1" name="write_file"><parameters><path>notes.txt</path><content>important notes
+line 2</parameters></tool_call>`},
+		{"tool_action", `<tool_action name="write_file"><path value="notes.txt" /><content>important notes</tool_action>`},
+	} {
+		calls := callsOf(feed(mustProto(t, tc.proto), testSpecs, []string{tc.in}))
+		if len(calls) != 1 {
+			t.Fatalf("%s: %d calls, want 1", tc.proto, len(calls))
+		}
+		c := calls[0]
+		if c.ParseError == "" || !strings.Contains(c.ParseError, "<content>") || c.Arguments != nil {
+			t.Errorf("%s: call = %+v, want a ParseError naming <content> and no arguments", tc.proto, c)
+		}
+	}
+	// A value attribute without a closing tag is still fine.
+	calls := callsOf(feed(mustProto(t, "tool_action"), testSpecs, []string{`<tool_action name="calculator"><a value="1"><b value="2"><operation value="add"></tool_action>`}))
+	if len(calls) != 1 || calls[0].ParseError != "" {
+		t.Fatalf("value attributes without closing tags: %+v", calls)
+	}
+}

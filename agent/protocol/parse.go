@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -41,7 +42,8 @@ func (d *detector) parseToolAction(el element, body string) tools.Call {
 		return d.makeCall(el.attr("id"), name, body, args, "")
 	}
 	kids, _ := parseElements(body)
-	return d.makeCall(el.attr("id"), name, body, argsFromElements(kids), "")
+	args, problem := argsFromElements(kids)
+	return d.makeCall(el.attr("id"), name, body, args, problem)
 }
 
 var (
@@ -81,7 +83,8 @@ func (d *detector) parseToolCall(el element, body string) []tools.Call {
 			`the <tool_call> element has no name; write <tool_call name="TOOL"><parameters>…</parameters></tool_call>`)}
 	}
 	if params == nil {
-		return []tools.Call{d.makeCall(id, name, body, argsFromElements(rest), "")}
+		args, problem := argsFromElements(rest)
+		return []tools.Call{d.makeCall(id, name, body, args, problem)}
 	}
 	if pt := strings.TrimSpace(params.content); strings.HasPrefix(pt, "{") {
 		args, err := decodeJSON(pt)
@@ -91,13 +94,21 @@ func (d *detector) parseToolCall(el element, body string) []tools.Call {
 		return []tools.Call{d.makeCall(id, name, body, args, "")}
 	}
 	pkids, _ := parseElements(params.content)
-	return []tools.Call{d.makeCall(id, name, body, argsFromElements(pkids), "")}
+	args, problem := argsFromElements(pkids)
+	return []tools.Call{d.makeCall(id, name, body, args, problem)}
 }
 
 // argsFromElements turns parameter elements into an arguments object.
 // <p value="v" /> and <p>v</p> both give p; <parameter name="p">v</parameter> too.
-func argsFromElements(kids []element) map[string]any {
-	args := make(map[string]any, len(kids))
+// A parameter whose closing tag is missing (and that has no value attribute)
+// makes the whole call unreadable: problem says which, and args is nil.
+func argsFromElements(kids []element) (args map[string]any, problem string) {
+	for _, k := range kids {
+		if _, hasValue := k.attrs["value"]; k.unclosed && !hasValue {
+			return nil, fmt.Sprintf("the parameter element <%s> is never closed, so its value is unknown; write <%s>VALUE</%s>", k.name, k.name, k.name)
+		}
+	}
+	args = make(map[string]any, len(kids))
 	for _, k := range kids {
 		key := k.name
 		if oneOf(key, []string{"parameter", "param", "arg", "argument"}) && k.attr("name") != "" {
@@ -105,7 +116,7 @@ func argsFromElements(kids []element) map[string]any {
 		}
 		addMember(args, key, elementValue(k))
 	}
-	return args
+	return args, ""
 }
 
 // addMember sets m[key], turning repeated keys into an array.
@@ -150,7 +161,12 @@ func elementValue(el element) any {
 			return arr
 		}
 	}
-	return argsFromElements(kids)
+	if obj, problem := argsFromElements(kids); problem == "" {
+		return obj
+	}
+	// Broken nesting: keep the raw text, which then fails validation
+	// with a clear message instead of becoming a half-read object.
+	return textValue(el.content)
 }
 
 // textValue decodes element text: entities, CDATA sections, and the

@@ -15,6 +15,9 @@ type element struct {
 	attrs   map[string]string
 	content string // raw text between the opening and closing tags
 	self    bool   // written <name … />
+	// unclosed marks an element whose closing tag is missing: its content
+	// is unknown (it is never guessed, so a value is not silently emptied).
+	unclosed bool
 }
 
 func (e element) attr(name string) string { return e.attrs[name] }
@@ -165,7 +168,7 @@ func unescape(s string) string {
 // parseElements reads the elements in s, skipping comments and processing
 // instructions. hasText reports text outside elements (other than
 // whitespace), which means s is a text value rather than nested elements.
-// An element without a closing tag counts as empty.
+// An element without a closing tag is kept with unclosed set.
 func parseElements(s string) (kids []element, hasText bool) {
 	i := 0
 	for i < len(s) {
@@ -193,6 +196,8 @@ func parseElements(s string) (kids []element, hasText bool) {
 			if cl, after := matchingClose(s, end, el.name); cl >= 0 {
 				el.content = s[end:cl]
 				end = after
+			} else {
+				el.unclosed = true
 			}
 		}
 		kids = append(kids, el)
