@@ -10,8 +10,11 @@ FUZZTIME ?= 10s
 build: ## build bin/tact
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) .
 
+# --config trusts this folder's config.yaml (it points tool_dirs at tools/, so
+# the example skill is found); a config.yaml that tact finds on its own in a
+# working folder may not set provider, approval or tool folders.
 run: build ## build and start tact (offline demo model when no API key is set)
-	./$(BIN) $(ARGS)
+	./$(BIN) --config config.yaml $(ARGS)
 
 test: vet unit fuzz e2e ## everything CI runs
 

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -138,10 +139,16 @@ func newApp(ctx context.Context, cfg *Config, o appOptions) (*app, error) {
 		return nil, err
 	}
 	a.secrets = redact.SecretValuesFromEnv(os.Environ())
+	if key := os.Getenv(cfg.Provider.APIKeyEnv); cfg.Provider.APIKeyEnv != "" && len(key) >= redact.MinSecretLen && !slices.Contains(a.secrets, key) {
+		a.secrets = append(a.secrets, key) // whatever the variable is called
+	}
 	if a.logger, a.logFile, err = openLog(cfg, a.secrets); err != nil {
 		return nil, err
 	}
 	a.logger.Info("tact starting", "version", version, "workdir", a.workdir, "config_files", strings.Join(cfg.Files, ","))
+	for _, w := range cfg.Warnings {
+		a.warn("%s", w)
+	}
 
 	a.caps = newCapabilityCache()
 	a.setupClient()
@@ -175,6 +182,7 @@ func newApp(ctx context.Context, cfg *Config, o appOptions) (*app, error) {
 		DisableTextCalls:  !cfg.OutputStrategy.EnableToolActionParsing,
 		Approver:          a.policy,
 		Logger:            a.logger,
+		Redact:            redact.New(a.secrets).String,
 		Observer:          a.observe,
 		OnMessage:         a.saveMessage,
 		OnFallback: func(model string) {
@@ -195,6 +203,12 @@ func (a *app) setupClient() {
 	key := ""
 	if cfg.APIKeyEnv != "" {
 		key = os.Getenv(cfg.APIKeyEnv)
+		// The key stays with the client only: tools, skills and MCP servers
+		// started from here on do not inherit it, and any tool output that
+		// still shows it is redacted.
+		if key != "" {
+			os.Unsetenv(cfg.APIKeyEnv)
+		}
 	}
 	base := cfg.BaseURL
 	if base == "" {
@@ -263,6 +277,10 @@ func (a *app) setupTools(ctx context.Context, noMCP bool) error {
 	reg, err := a.activate(cfg.ToolSets, cfg.Tools)
 	if err != nil {
 		return err
+	}
+	if tc := cfg.Agent.ToolChoice; !oneOf(tc, "auto", "none", "required") && !reg.Has(tc) {
+		return &ConfigError{File: cfg.Source("agent.tool_choice"), Key: "agent.tool_choice",
+			Msg: fmt.Sprintf("is %q; allowed: auto, none, required, or the name of an active tool (%s)", tc, strings.Join(reg.Names(), ", "))}
 	}
 	a.executor = tools.NewExecutor(reg, tools.ExecutorOptions{
 		DefaultTimeout: cfg.Agent.ToolTimeout,
@@ -412,7 +430,7 @@ func (a *app) resume(o appOptions) error {
 	}
 	sess, history, err := a.store.Open(id)
 	if err != nil {
-		return fmt.Errorf("--resume %s: %w (see `tact sessions`)", id, err)
+		return fmt.Errorf("--resume %s: %w", id, err)
 	}
 	for _, w := range sess.Warnings() {
 		a.warn("session %s: %s", id, w)

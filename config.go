@@ -39,6 +39,9 @@ type Config struct {
 
 	// Files are the config files read, lowest priority first.
 	Files []string `mapstructure:"-"`
+	// Warnings are problems that did not stop loading (unknown keys, keys a
+	// project config may not set); tact shows them at start.
+	Warnings []string `mapstructure:"-"`
 	// sources maps each dotted key to the file (or layer) that set it last.
 	sources map[string]string
 }
@@ -186,22 +189,32 @@ func userConfigDir(env []string) string {
 func LoadConfig(opts LoadOptions) (*Config, error) {
 	v := viper.New()
 	sources := map[string]string{}
+	var warnings []string
 	defaultsDir := filepath.Join(userConfigDir(opts.Env), "tact")
-	if err := mergeYAML(v, "built-in defaults", defaultConfigYAML, defaultsDir, sources); err != nil {
+	if _, err := mergeYAML(v, "built-in defaults", defaultConfigYAML, defaultsDir, sources, false); err != nil {
 		return nil, err
 	}
 	files, err := configFiles(opts)
 	if err != nil {
 		return nil, err
 	}
+	project := ""
+	if wd, err := os.Getwd(); err == nil && opts.File == "" {
+		project = filepath.Join(wd, "config.yaml")
+		if dir := userConfigDir(opts.Env); dir != "" && filepath.Join(dir, "tact", "config.yaml") == project {
+			project = "" // the working folder is the user's config folder
+		}
+	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, &ConfigError{File: f, Msg: "cannot read it: " + err.Error()}
 		}
-		if err := mergeYAML(v, f, data, filepath.Dir(f), sources); err != nil {
+		w, err := mergeYAML(v, f, data, filepath.Dir(f), sources, f == project)
+		if err != nil {
 			return nil, err
 		}
+		warnings = append(warnings, w...)
 	}
 	// TACT_* variables override files: TACT_PROVIDER_MODEL sets provider.model.
 	for _, key := range v.AllKeys() {
@@ -215,7 +228,7 @@ func LoadConfig(opts LoadOptions) (*Config, error) {
 		v.Set(key, val)
 		sources[key] = "command line"
 	}
-	cfg := &Config{Files: files, sources: sources}
+	cfg := &Config{Files: files, sources: sources, Warnings: warnings}
 	if err := v.Unmarshal(cfg); err != nil {
 		return nil, cfg.decodeError(err)
 	}
@@ -236,8 +249,10 @@ func envValue(key, val string) any {
 }
 
 // mergeYAML parses one layer, resolves its relative paths against dir, and
-// merges it into v.
-func mergeYAML(v *viper.Viper, name string, data []byte, dir string, sources map[string]string) error {
+// merges it into v. A project layer (./config.yaml found in the working
+// folder) loses the keys it may not set. It returns warnings about what was
+// ignored.
+func mergeYAML(v *viper.Viper, name string, data []byte, dir string, sources map[string]string, project bool) ([]string, error) {
 	var m map[string]any
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		line, msg := toolsets.YAMLErrorLine(err)
@@ -245,19 +260,29 @@ func mergeYAML(v *viper.Viper, name string, data []byte, dir string, sources map
 			// yaml.v3 leaves the line out when the problem is on the first one.
 			line = 1
 		}
-		return &ConfigError{File: name, Msg: fmt.Sprintf("invalid YAML at line %d: %s", line, msg)}
+		return nil, &ConfigError{File: name, Msg: fmt.Sprintf("invalid YAML at line %d: %s", line, msg)}
 	}
 	if m == nil {
-		return nil
+		return nil, nil
+	}
+	var warnings []string
+	for _, w := range unknownKeys(m) {
+		warnings = append(warnings, name+": "+w)
+	}
+	if project {
+		if dropped := dropLockedKeys(m); len(dropped) > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s: ignored %s — a config.yaml in the working folder may not set these (a cloned repository could send your API key elsewhere or approve tool calls); put them in ~/.config/tact/config.yaml, or pass --config %s to trust this file",
+				name, strings.Join(dropped, ", "), name))
+		}
 	}
 	for _, key := range pathKeys {
 		resolvePath(m, strings.Split(key, "."), dir)
 	}
 	recordSources(m, "", name, sources)
 	if err := v.MergeConfigMap(m); err != nil {
-		return &ConfigError{File: name, Msg: err.Error()}
+		return nil, &ConfigError{File: name, Msg: err.Error()}
 	}
-	return nil
+	return warnings, nil
 }
 
 func recordSources(m map[string]any, prefix, name string, sources map[string]string) {
@@ -320,8 +345,13 @@ func (c *Config) decodeError(err error) error {
 		if j := strings.Index(msg[i+1:], "'"); j > 0 {
 			key := msg[i+1 : i+1+j]
 			detail := strings.TrimSpace(msg[i+j+2:])
-			if strings.Contains(detail, "invalid duration") {
+			switch {
+			case strings.Contains(detail, "invalid duration"):
 				detail += "; allowed: a duration such as 30s, 2m or 1h30m"
+			case strings.Contains(detail, "ParseBool"):
+				detail += "; allowed: true or false"
+			case strings.Contains(detail, "ParseInt"), strings.Contains(detail, "ParseUint"):
+				detail += "; allowed: a whole number"
 			}
 			return &ConfigError{File: c.Source(key), Key: key, Msg: detail}
 		}

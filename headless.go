@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -132,16 +133,17 @@ func toJSONEvent(ev agent.Event) map[string]any {
 }
 
 // typeFirst encodes an event object with its "type" key first, so the lines
-// read well; the other keys keep encoding/json's sorted order.
+// read well; the other keys keep encoding/json's sorted order. Like the
+// encoder around it, it leaves <, > and & as they are.
 func typeFirst(ev map[string]any) json.RawMessage {
-	typ, _ := json.Marshal(ev["type"])
+	typ := marshalNoEscape(ev["type"])
 	rest := make(map[string]any, len(ev))
 	for k, v := range ev {
 		if k != "type" {
 			rest[k] = v
 		}
 	}
-	body, _ := json.Marshal(rest)
+	body := marshalNoEscape(rest)
 	out := append([]byte(`{"type":`), typ...)
 	if len(body) > 2 {
 		out = append(out, ',')
@@ -150,4 +152,15 @@ func typeFirst(ev map[string]any) json.RawMessage {
 		out = append(out, '}')
 	}
 	return out
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping.
+func marshalNoEscape(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return []byte("null")
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
 }

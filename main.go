@@ -94,6 +94,7 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == skills.SandboxArg {
 		os.Exit(skills.SandboxMain(os.Args[2:]))
 	}
+	hardenProcess()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

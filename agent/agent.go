@@ -57,6 +57,10 @@ type Options struct {
 	Approver Approver
 	// Logger receives the loop's logs; nil discards them.
 	Logger *slog.Logger
+	// Redact, when set, is applied to every tool result's output and error
+	// message before the model, the user or the session sees it (secret
+	// values a tool printed become "[redacted]").
+	Redact func(string) string
 	// Observer, when set, sees every event before the Run's sink does (the
 	// audit log listens here, whichever front end runs the turn).
 	Observer Sink

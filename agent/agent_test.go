@@ -15,6 +15,7 @@ import (
 
 	"tact/agent"
 	"tact/agent/llm"
+	"tact/agent/protocol"
 	"tact/internal/fakeopenai"
 	"tact/tools"
 )
@@ -381,5 +382,54 @@ func TestParallelToolCalls(t *testing.T) {
 		if ev.Call.ID != fmt.Sprintf("call_%d", i) {
 			t.Errorf("tool_result event %d is for %s", i, ev.Call.ID)
 		}
+	}
+}
+
+// TestToolChoiceForcedOnlyOnce: tool_choice "required" (or a tool name)
+// applies to the first request of a turn; once results are back the model
+// gets "auto", or it could never answer.
+func TestToolChoiceForcedOnlyOnce(t *testing.T) {
+	f := newFixture(t, setup{
+		script: fakeopenai.Sequence(
+			fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: "c1", Name: "calculator", Args: `{"a":1,"b":2,"operation":"add"}`}}},
+			fakeopenai.Reply{Text: "3"},
+		),
+		opts: agent.Options{ToolChoice: "required"},
+	})
+	if err := f.run(t, "add"); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	raw := f.srv.RawRequests()
+	if len(raw) != 2 {
+		t.Fatalf("%d requests, want 2", len(raw))
+	}
+	if !strings.Contains(string(raw[0]), `"tool_choice":"required"`) {
+		t.Errorf("first request should force a tool: %s", raw[0])
+	}
+	if !strings.Contains(string(raw[1]), `"tool_choice":"auto"`) {
+		t.Errorf("second request should let the model answer: %s", raw[1])
+	}
+}
+
+// TestMaxIterationsTextProtocol: in a text protocol the calls left at the
+// limit also get a "not run" result message, so the history reads right
+// after "continue".
+func TestMaxIterationsTextProtocol(t *testing.T) {
+	p, err := protocol.ForName("tool_action")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := `<tool_action name="calculator"><a value="1" /><b value="2" /><operation value="add" /></tool_action>`
+	f := newFixture(t, setup{
+		script: fakeopenai.Sequence(fakeopenai.Reply{Text: "again " + tag}),
+		opts:   agent.Options{MaxIterations: 2, Protocol: p},
+	})
+	if err := f.run(t, "loop"); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	hist := f.agent.History()
+	last := hist[len(hist)-1]
+	if last.Role != openai.ChatMessageRoleUser || !strings.Contains(last.Content, "[Tool result for calculator]") || !strings.Contains(last.Content, "not run") {
+		t.Fatalf("last message = %+v, want a user message with the not-run result", last)
 	}
 }

@@ -64,6 +64,21 @@ func (t *turn) execute(ctx context.Context, call tools.Call) tools.Result {
 	return t.a.opts.Executor.Execute(ctx, call)
 }
 
+// clean applies the Redact option to a result.
+func (t *turn) clean(res tools.Result) tools.Result {
+	r := t.a.opts.Redact
+	if r == nil {
+		return res
+	}
+	res.Output = r(res.Output)
+	if res.Error != nil {
+		e := *res.Error
+		e.Message = r(e.Message)
+		res.Error = &e
+	}
+	return res
+}
+
 func (t *turn) emitResult(call tools.Call, res tools.Result) {
 	ev := Event{Type: EventToolResult, Call: &call, Result: &res}
 	if spec, ok := t.lookup(call.Name); ok {
@@ -106,6 +121,7 @@ func (t *turn) runNative(ctx context.Context, calls []tools.Call) (bool, error) 
 		}
 	}
 	for i, c := range calls {
+		results[i] = t.clean(results[i])
 		t.emitResult(c, results[i])
 		if err := t.a.appendMessage(toolMessage(c, results[i])); err != nil {
 			return stop, err
@@ -145,6 +161,7 @@ func (t *turn) runText(ctx context.Context, resp *response) (bool, error) {
 				res = t.execute(ctx, call)
 			}
 		}
+		res = t.clean(res)
 		t.emitResult(call, res)
 		parts = append(parts, resp.proto.ResultMessage(call, res))
 	}

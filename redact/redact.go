@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -21,7 +22,16 @@ const MinSecretLen = 6
 
 // secretNameParts are the upper-case fragments of environment variable names
 // whose values are secrets.
-var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD"}
+var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE",
+	"CREDENTIAL", "CRED", "COOKIE", "PRIVATE", "DSN", "SSH_AUTH_SOCK"}
+
+// secretNameWords are fragments that count only as a whole word of the name
+// (between underscores or at its ends): GITHUB_PAT and NPM_AUTH, but not
+// GIT_AUTHOR_NAME or PATH.
+var secretNameWords = []string{"PAT", "AUTH", "PW", "PWD"}
+
+// credentialURL matches a URL with a password in it (postgres://u:p@host).
+var credentialURL = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:[^/\s@]+@`)
 
 // secretKeyParts are the lower-case fragments of JSON object keys whose values
 // are hidden by RedactArgs.
@@ -113,13 +123,13 @@ func Redact(s string, secrets []string) string {
 }
 
 // ScrubEnv returns env ("NAME=value" entries) without the variables whose
-// names look secret (IsSecretEnvName), except those named exactly in pass.
+// names or values look secret (IsSecretEnv), except those named exactly in pass.
 // The shell tool and skills run with it.
 func ScrubEnv(env []string, pass []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !IsSecretEnvName(name) || slices.Contains(pass, name) {
+		name, value, _ := strings.Cut(kv, "=")
+		if !IsSecretEnv(name, value) || slices.Contains(pass, name) {
 			out = append(out, kv)
 		}
 	}
@@ -127,7 +137,10 @@ func ScrubEnv(env []string, pass []string) []string {
 }
 
 // IsSecretEnvName reports whether an environment variable's value is treated
-// as a secret: its name contains KEY, TOKEN, SECRET or PASSWORD, in any case.
+// as a secret by its name: it contains KEY, TOKEN, SECRET, PASSWORD, PASSWD,
+// PASSPHRASE, CREDENTIAL, CRED, COOKIE, PRIVATE or DSN, or has PAT, AUTH, PW
+// or PWD as a word (GITHUB_PAT, NPM_AUTH; not PWD itself, the working
+// folder), in any case.
 func IsSecretEnvName(name string) bool {
 	upper := strings.ToUpper(name)
 	if upper == "OPENAI_API_KEY" {
@@ -138,7 +151,21 @@ func IsSecretEnvName(name string) bool {
 			return true
 		}
 	}
+	if upper == "PWD" || upper == "OLDPWD" {
+		return false
+	}
+	for _, word := range strings.Split(upper, "_") {
+		if slices.Contains(secretNameWords, word) {
+			return true
+		}
+	}
 	return false
+}
+
+// IsSecretEnv reports whether a variable is secret by its name or because
+// its value is a URL with a password in it.
+func IsSecretEnv(name, value string) bool {
+	return IsSecretEnvName(name) || credentialURL.MatchString(value)
 }
 
 // SecretValuesFromEnv returns the values of the variables in env (in
@@ -148,7 +175,7 @@ func SecretValuesFromEnv(env []string) []string {
 	var out []string
 	for _, kv := range env {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !IsSecretEnvName(name) || len(value) < MinSecretLen {
+		if !ok || !IsSecretEnv(name, value) || len(value) < MinSecretLen {
 			continue
 		}
 		if !slices.Contains(out, value) {

@@ -199,3 +199,29 @@ func TestHandlerKeepsNonSecretAny(t *testing.T) {
 		t.Errorf("non-secret value was changed: %s", buf.String())
 	}
 }
+
+func TestSecretEnvNamesAndValues(t *testing.T) {
+	secret := []string{"GITHUB_PAT", "NPM_AUTH", "AWS_SESSION_TOKEN", "my_api_key", "DB_PASSWD", "LLM_CRED",
+		"SSH_AUTH_SOCK", "SENTRY_DSN", "GPG_PASSPHRASE", "SMTP_PW"}
+	plain := []string{"PATH", "PWD", "OLDPWD", "GIT_AUTHOR_NAME", "HOME", "LANG", "PATCH_LEVEL", "TERM"}
+	for _, n := range secret {
+		if !IsSecretEnvName(n) {
+			t.Errorf("%s should be secret", n)
+		}
+	}
+	for _, n := range plain {
+		if IsSecretEnvName(n) {
+			t.Errorf("%s should not be secret", n)
+		}
+	}
+	if !IsSecretEnv("DATABASE_URL", "postgres://user:dbpass@db:5432/x") {
+		t.Error("a URL with a password should be secret")
+	}
+	if IsSecretEnv("HOMEPAGE_URL", "https://example.com/a:b") {
+		t.Error("a URL without a password is not secret")
+	}
+	env := ScrubEnv([]string{"PATH=/bin", "DATABASE_URL=postgres://u:p4ss@h/x", "GITHUB_PAT=ghp_x"}, nil)
+	if len(env) != 1 || env[0] != "PATH=/bin" {
+		t.Errorf("ScrubEnv = %v", env)
+	}
+}

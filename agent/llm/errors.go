@@ -225,7 +225,9 @@ func (c *Client) describe(err error, attempts int) error {
 	case errors.Is(err, ErrStreamEndedEarly), errors.Is(err, ErrTimeout):
 		msg = err.Error() + tries
 	default:
-		msg = fmt.Sprintf("request to %s failed%s: %v", c.baseURL, tries, err)
+		// go-openai prefixes an error the server sent mid-stream with "error, ".
+		detail := strings.TrimPrefix(err.Error(), "error, ")
+		msg = fmt.Sprintf("request to %s failed%s: %s — send the message again to retry", c.baseURL, tries, detail)
 	}
 	return &userError{msg: c.redact(msg), err: err}
 }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -12,7 +13,8 @@ const NoOutput = "(no output)"
 // Sanitize returns a copy of msgs shaped the way strict OpenAI-compatible
 // servers accept history: a tool result never has empty content (it becomes
 // "(no output)"; go-openai would otherwise omit the field), every tool call
-// has type "function" and non-empty arguments ("{}" when there were none),
+// has type "function" and JSON arguments ("{}" when there were none or they
+// were not valid JSON),
 // and the stream-only index field is dropped from echoed calls. msgs itself
 // is not modified. Stream applies it to every request.
 func Sanitize(msgs []Message) []Message {
@@ -27,7 +29,10 @@ func Sanitize(msgs []Message) []Message {
 			for j, c := range m.ToolCalls {
 				c.Index = nil
 				c.Type = openai.ToolTypeFunction
-				if strings.TrimSpace(c.Function.Arguments) == "" {
+				if args := strings.TrimSpace(c.Function.Arguments); args == "" || !json.Valid([]byte(args)) {
+					// Servers such as llama.cpp reject history whose arguments
+					// are not JSON; the call's parse_error result already
+					// quotes what the model wrote.
 					c.Function.Arguments = "{}"
 				}
 				calls[j] = c

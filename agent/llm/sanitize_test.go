@@ -41,3 +41,14 @@ func TestSanitize(t *testing.T) {
 		t.Errorf("input modified: %+v %+v", in[1].ToolCalls[0], in[2])
 	}
 }
+
+func TestSanitizeReplacesInvalidArguments(t *testing.T) {
+	in := []Message{{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "c1", Function: openai.FunctionCall{Name: "calculator", Arguments: `{"a": 1, "b": oops}`}}}}}
+	out := Sanitize(in)
+	if got := out[0].ToolCalls[0].Function.Arguments; got != "{}" {
+		t.Errorf("arguments = %q, want {} for invalid JSON", got)
+	}
+	if in[0].ToolCalls[0].Function.Arguments != `{"a": 1, "b": oops}` {
+		t.Error("Sanitize modified its input")
+	}
+}

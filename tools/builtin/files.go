@@ -3,8 +3,10 @@ package builtin
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -73,11 +75,16 @@ func readFileTool(ws *Workspace) tools.Tool {
 		Source:      Source,
 	}
 	return tools.NewFunc(spec, func(_ context.Context, a ReadFileArgs) (tools.Result, error) {
-		p, err := ws.Resolve(a.Path)
+		rel, root, err := ws.locate(a.Path)
 		if err != nil {
 			return fileErr(err), nil
 		}
-		st, err := os.Stat(p)
+		f, err := root.Open(rel)
+		if err != nil {
+			return fileErr(ws.rootErr(a.Path, err)), nil
+		}
+		defer f.Close()
+		st, err := f.Stat()
 		if err != nil {
 			return fileErr(err), nil
 		}
@@ -87,9 +94,12 @@ func readFileTool(ws *Workspace) tools.Tool {
 		if st.Size() > maxReadBytes {
 			return tools.Fail(tools.KindExecutionFailed, fmt.Sprintf("%s is %d bytes, more than read_file reads (%d); use search_files or shell (head, sed -n) to read parts", a.Path, st.Size(), maxReadBytes)), nil
 		}
-		data, err := os.ReadFile(p)
+		data, err := io.ReadAll(io.LimitReader(f, maxReadBytes+1))
 		if err != nil {
 			return fileErr(err), nil
+		}
+		if len(data) > maxReadBytes {
+			return tools.Fail(tools.KindExecutionFailed, fmt.Sprintf("%s is more than %d bytes, more than read_file reads; use search_files or shell (head, sed -n) to read parts", a.Path, maxReadBytes)), nil
 		}
 		if isBinary(data) {
 			return tools.Fail(tools.KindExecutionFailed, fmt.Sprintf("%s looks like a binary file (%d bytes); read_file only shows text", a.Path, len(data))), nil
@@ -131,11 +141,18 @@ func listDirTool(ws *Workspace) tools.Tool {
 		if a.Path == "" {
 			a.Path = "."
 		}
-		p, err := ws.Resolve(a.Path)
+		rel, root, err := ws.locate(a.Path)
 		if err != nil {
 			return fileErr(err), nil
 		}
-		entries, err := os.ReadDir(p)
+		dir, err := root.Open(rel)
+		if err != nil {
+			return fileErr(ws.rootErr(a.Path, err)), nil
+		}
+		// ReadDir on the open handle stats entries relative to it (fstatat),
+		// never by path.
+		entries, err := dir.ReadDir(-1)
+		dir.Close()
 		if err != nil {
 			return fileErr(err), nil
 		}
@@ -150,7 +167,7 @@ func listDirTool(ws *Workspace) tools.Tool {
 			case e.IsDir():
 				sb.WriteString(e.Name() + "/\n")
 			case e.Type()&fs.ModeSymlink != 0:
-				target, _ := os.Readlink(filepath.Join(p, e.Name()))
+				target, _ := root.Readlink(filepath.Join(rel, e.Name()))
 				fmt.Fprintf(&sb, "%s -> %s\n", e.Name(), target)
 			default:
 				size := int64(0)
@@ -175,24 +192,23 @@ func writeFileTool(ws *Workspace) tools.Tool {
 		Source:      Source,
 	}
 	return tools.NewFunc(spec, func(_ context.Context, a WriteFileArgs) (tools.Result, error) {
-		p, err := ws.Resolve(a.Path)
+		rel, root, err := ws.locate(a.Path)
 		if err != nil {
 			return fileErr(err), nil
 		}
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
+		if st, err := root.Stat(rel); err == nil && st.IsDir() {
 			return tools.Fail(tools.KindExecutionFailed, fmt.Sprintf("%s is a directory", a.Path)), nil
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fileErr(err), nil
+		if parent := filepath.Dir(rel); parent != "." {
+			if err := root.MkdirAll(parent, 0o755); err != nil {
+				return fileErr(ws.rootErr(a.Path, err)), nil
+			}
 		}
-		mode := fs.FileMode(0o644)
-		if st, err := os.Stat(p); err == nil {
-			mode = st.Mode().Perm()
+		// An existing file keeps its mode; a new one gets 0644 (less umask).
+		if err := root.WriteFile(rel, []byte(a.Content), 0o644); err != nil {
+			return fileErr(ws.rootErr(a.Path, err)), nil
 		}
-		if err := os.WriteFile(p, []byte(a.Content), mode); err != nil {
-			return fileErr(err), nil
-		}
-		return tools.OK(fmt.Sprintf("wrote %d bytes to %s", len(a.Content), ws.Rel(p))), nil
+		return tools.OK(fmt.Sprintf("wrote %d bytes to %s", len(a.Content), filepath.ToSlash(rel))), nil
 	})
 }
 
@@ -210,17 +226,16 @@ func editFileTool(ws *Workspace) tools.Tool {
 		if a.OldString == a.NewString {
 			return tools.Fail(tools.KindInvalidParameters, "old_string and new_string are the same; nothing to change"), nil
 		}
-		p, err := ws.Resolve(a.Path)
+		rel, root, err := ws.locate(a.Path)
 		if err != nil {
 			return fileErr(err), nil
 		}
-		st, err := os.Stat(p)
+		data, st, err := readAll(root, rel)
 		if err != nil {
-			return fileErr(err), nil
+			return fileErr(ws.rootErr(a.Path, err)), nil
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return fileErr(err), nil
+		if st.IsDir() {
+			return tools.Fail(tools.KindExecutionFailed, fmt.Sprintf("%s is a directory", a.Path)), nil
 		}
 		text := string(data)
 		n := strings.Count(text, a.OldString)
@@ -235,9 +250,49 @@ func editFileTool(ws *Workspace) tools.Tool {
 		} else {
 			text = strings.Replace(text, a.OldString, a.NewString, 1)
 		}
-		if err := os.WriteFile(p, []byte(text), st.Mode().Perm()); err != nil {
-			return fileErr(err), nil
+		if err := replaceFile(root, rel, []byte(text), st.Mode().Perm()); err != nil {
+			return fileErr(ws.rootErr(a.Path, err)), nil
 		}
-		return tools.OK(fmt.Sprintf("replaced %d occurrence(s) in %s", n, ws.Rel(p))), nil
+		return tools.OK(fmt.Sprintf("replaced %d occurrence(s) in %s", n, filepath.ToSlash(rel))), nil
 	})
+}
+
+// readAll reads the file rel in root through one handle and returns its
+// content and the handle's FileInfo (content is nil for a directory).
+func readAll(root *os.Root, rel string) ([]byte, fs.FileInfo, error) {
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.IsDir() {
+		return nil, st, err
+	}
+	data, err := io.ReadAll(f)
+	return data, st, err
+}
+
+// replaceFile writes data to a new file beside rel in root and renames it
+// over rel, so a failed write leaves the old content whole.
+func replaceFile(root *os.Root, rel string, data []byte, perm fs.FileMode) error {
+	tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".tact-"+rand.Text()[:8]+".tmp")
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm) // on the handle, so the mode is exact despite umask
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, rel)
+	}
+	if err != nil {
+		_ = root.Remove(tmp)
+	}
+	return err
 }

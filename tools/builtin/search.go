@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -47,41 +48,46 @@ func searchFilesTool(ws *Workspace) tools.Tool {
 		if a.Path == "" {
 			a.Path = "."
 		}
-		root, err := ws.Resolve(a.Path)
+		rel, root, err := ws.locate(a.Path)
 		if err != nil {
 			return fileErr(err), nil
 		}
+		// Walk root.FS(), so every directory listing and file open goes
+		// through the os.Root and cannot be led outside by a swapped symlink.
+		start := filepath.ToSlash(rel)
 		var out []string
+		var startErr error
 		truncated := false
-		walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		walkErr := fs.WalkDir(root.FS(), start, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
+				if p == start && isEscape(err) {
+					startErr = ws.rootErr(a.Path, err)
+					return fs.SkipAll
+				}
 				return nil // unreadable entries are skipped
 			}
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return ctxErr
 			}
 			if d.IsDir() {
-				if d.Name() == ".git" && p != root {
-					return filepath.SkipDir
+				if d.Name() == ".git" && p != start {
+					return fs.SkipDir
 				}
 				return nil
 			}
 			if !d.Type().IsRegular() {
-				return nil // symlinks could lead outside the workspace
+				return nil // symlinks are not followed
 			}
 			if a.Glob != "" {
 				if ok, _ := filepath.Match(a.Glob, d.Name()); !ok {
 					return nil
 				}
 			}
-			if info, err := d.Info(); err != nil || info.Size() > maxSearchFileSize {
+			data, ok := readSearchable(root, p)
+			if !ok {
 				return nil
 			}
-			data, err := os.ReadFile(p)
-			if err != nil || isBinary(data) {
-				return nil
-			}
-			rel := ws.Rel(p)
+			rel := p
 			sc := bufio.NewScanner(bytes.NewReader(data))
 			sc.Buffer(make([]byte, 64*1024), maxSearchFileSize)
 			for n := 1; sc.Scan(); n++ {
@@ -91,7 +97,7 @@ func searchFilesTool(ws *Workspace) tools.Tool {
 				}
 				if len(out) == maxSearchMatches {
 					truncated = true
-					return filepath.SkipAll
+					return fs.SkipAll
 				}
 				if len(line) > maxSearchLine {
 					line = tools.TruncateMiddle(line, maxSearchLine)
@@ -101,6 +107,9 @@ func searchFilesTool(ws *Workspace) tools.Tool {
 			}
 			return nil
 		})
+		if startErr != nil {
+			return fileErr(startErr), nil
+		}
 		if walkErr != nil {
 			return tools.Result{}, fmt.Errorf("search stopped: %w", walkErr)
 		}
@@ -113,4 +122,22 @@ func searchFilesTool(ws *Workspace) tools.Tool {
 		}
 		return tools.OK(text), nil
 	})
+}
+
+// readSearchable reads name (a slash path in root) if it is a regular text
+// file of at most maxSearchFileSize bytes, checked on the opened handle.
+func readSearchable(root *os.Root, name string) ([]byte, bool) {
+	f, err := root.Open(filepath.FromSlash(name))
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() > maxSearchFileSize {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSearchFileSize+1))
+	if err != nil || len(data) > maxSearchFileSize || isBinary(data) {
+		return nil, false
+	}
+	return data, true
 }

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package main
+
+// hardenProcess has nothing to do outside Linux.
+func hardenProcess() {}
