@@ -148,6 +148,11 @@ func (t *turn) request(ctx context.Context) (*response, error) {
 	if proto.Native() && len(specs) > 0 {
 		req.Tools, out.names = openAITools(specs)
 		req.ToolChoice = opts.ToolChoice
+		if t.iterations > 1 && req.ToolChoice != "none" {
+			// "required" or a tool name forces a call on every request; once
+			// the results are back the model must be free to answer.
+			req.ToolChoice = "auto"
+		}
 		req.ParallelToolCalls = opts.ParallelToolCalls
 	}
 
@@ -289,12 +294,22 @@ func (t *turn) showHeld(held []protocol.Segment, asText bool) {
 func (t *turn) stopAtLimit(resp *response, calls []tools.Call, native bool) error {
 	limit := t.a.opts.MaxIterations
 	t.showHeld(resp.held, false)
+	notRun := tools.Fail(tools.KindCancelled, fmt.Sprintf("not run: the limit of %d model requests per turn was reached; the user can say \"continue\"", limit))
 	if native {
 		for _, c := range calls {
-			msg := fmt.Sprintf("not run: the limit of %d model requests per turn was reached; the user can say \"continue\"", limit)
-			if err := t.a.appendMessage(toolMessage(c, tools.Fail(tools.KindCancelled, msg))); err != nil {
+			if err := t.a.appendMessage(toolMessage(c, notRun)); err != nil {
 				return t.fail(err)
 			}
+		}
+	} else {
+		// Text protocols get the same answer, so after "continue" the model
+		// does not see its own call without a result.
+		parts := make([]string, 0, len(calls))
+		for _, c := range calls {
+			parts = append(parts, resp.proto.ResultMessage(c, notRun))
+		}
+		if err := t.a.appendMessage(llm.Message{Role: openai.ChatMessageRoleUser, Content: strings.Join(parts, "\n\n")}); err != nil {
+			return t.fail(err)
 		}
 	}
 	msg := fmt.Sprintf("stopped after %d model requests (agent.max_iterations); %d tool call(s) not run — say \"continue\" to go on", limit, len(calls))

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // DefaultTimeout is the time a tool may run when neither its Spec nor the
@@ -135,8 +136,7 @@ func (e *Executor) execute(ctx context.Context, call Call, spec *Spec) (Result, 
 		*spec = tool.Spec()
 	}
 	if call.ParseError != "" {
-		return Fail(KindParseError, fmt.Sprintf("the arguments for tool %s are not valid JSON (%s): %q; send a JSON object",
-			call.Name, call.ParseError, call.RawArguments)), ok
+		return Fail(KindParseError, parseErrorMessage(call)), ok
 	}
 	if !ok {
 		return Fail(KindNotFound, fmt.Sprintf("Tool not found: %s (available tools: %s)",
@@ -326,4 +326,28 @@ func secretName(k string) bool {
 		}
 	}
 	return false
+}
+
+// maxRawInError is how much of a call's raw text a parse_error message quotes.
+const maxRawInError = 300
+
+// parseErrorMessage is the parse_error text for a call the model wrote
+// wrongly: which tool (if known), the protocol's reason and advice
+// (ParseError as it stands) and the start of the raw text.
+func parseErrorMessage(call Call) string {
+	who := "a tool call with no name"
+	if call.Name != "" {
+		who = "the call to " + call.Name
+	}
+	raw := call.RawArguments
+	more := ""
+	if len(raw) > maxRawInError {
+		cut := maxRawInError
+		for k := 0; cut > 0 && k < utf8.UTFMax-1 && !utf8.RuneStart(raw[cut]); k++ {
+			cut--
+		}
+		more = fmt.Sprintf("… (%d bytes in all)", len(raw))
+		raw = raw[:cut]
+	}
+	return fmt.Sprintf("could not read %s: %s; raw: %q%s", who, call.ParseError, raw, more)
 }

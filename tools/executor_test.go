@@ -383,3 +383,26 @@ func TestStatsPercentiles(t *testing.T) {
 		t.Fatalf("stats %+v", s)
 	}
 }
+
+// TestParseErrorMessage: the parse_error text names the tool (or says it had
+// no name), keeps the protocol's own advice, and quotes at most ~300 bytes.
+func TestParseErrorMessage(t *testing.T) {
+	e := newExec(t, ExecutorOptions{}, newAdder())
+	advice := `the <tool_action> tag has no name attribute; write <tool_action name="TOOL">`
+	r := e.Execute(context.Background(), Call{RawArguments: `<x value="1"/>`, ParseError: advice})
+	wantKind(t, r, KindParseError)
+	want := `could not read a tool call with no name: ` + advice + `; raw: "<x value=\"1\"/>"`
+	if r.Error.Message != want {
+		t.Fatalf("message\n got %q\nwant %q", r.Error.Message, want)
+	}
+	if strings.Contains(r.Error.Message, "not valid JSON") {
+		t.Fatalf("markup error described as JSON: %q", r.Error.Message)
+	}
+	long := strings.Repeat("中", 200) // 600 bytes
+	r = e.Execute(context.Background(), Call{Name: "add", RawArguments: long, ParseError: "the parameter element <a> is never closed"})
+	msg := r.Error.Message
+	if !strings.HasPrefix(msg, "could not read the call to add: the parameter element <a> is never closed; raw: ") ||
+		!strings.Contains(msg, "(600 bytes in all)") || strings.Count(msg, "中") != 100 {
+		t.Fatalf("long raw text: %q", msg)
+	}
+}

@@ -45,15 +45,15 @@ func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
 		}
 		rule, label := approval.SessionScope(r.req)
 		if rule.Tool == "" {
-			m.add(&entry{kind: kindWarning, text: label})
+			m.add(&entry{kind: kindWarning, text: noScope + ": " + label})
 			return nil
 		}
 		if err := m.opts.Policy.AddSessionRule(rule); err != nil {
 			m.add(&entry{kind: kindError, text: err.Error()})
 			return nil
 		}
-		m.add(&entry{kind: kindNotice, text: "allowed for this session: " + label + " (/permissions to review)"})
-		m.answer(agent.Decision{Allow: true, Source: agent.SourceUser, Reason: "allowed for the session", Rule: "session: " + label})
+		m.addBefore(m.toolByID[callKey(r.req.Call)], &entry{kind: kindNotice, text: "allowed for this session: " + label + " (/permissions to review)"})
+		m.answer(agent.Decision{Allow: true, Source: agent.SourceUser, Reason: "allowed for the session", Rule: sessionRulePrefix + scopeName(rule)})
 	case "n":
 		m.answer(agent.Decision{Allow: false, Source: agent.SourceUser, Reason: "the user denied this call"})
 	case "d":
@@ -63,12 +63,73 @@ func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
 		m.layout()
 	case "esc":
 		m.answer(agent.Decision{Allow: false, Source: agent.SourceUser, Reason: "the user denied this call and stopped the turn", StopTurn: true})
-	case "pgup":
-		m.scroll(max(m.transcriptHeight()-2, 1))
-	case "pgdown":
-		m.scroll(-max(m.transcriptHeight()-2, 1))
+	case "pgup", "pgdown", "up", "down":
+		m.approvalScroll(k.String())
 	}
 	return nil
+}
+
+// approvalScroll scrolls the pane's arguments when they do not fit, and the
+// transcript (pgup/pgdn only) when they do.
+func (m *Model) approvalScroll(key string) {
+	page := max(m.argRoom-2, 1)
+	if !m.argOverflow {
+		switch key {
+		case "pgup":
+			m.scroll(max(m.transcriptHeight()-2, 1))
+		case "pgdown":
+			m.scroll(-max(m.transcriptHeight()-2, 1))
+		}
+		return
+	}
+	switch key {
+	case "pgup":
+		m.argOff -= page
+	case "pgdown":
+		m.argOff += page
+	case "up":
+		m.argOff--
+	case "down":
+		m.argOff++
+	}
+	m.argOff = max(m.argOff, 0) // approvalView clamps the other end
+}
+
+// sessionRulePrefix starts the Rule of a Decision made by pressing s; the
+// rest names the scope ("`git status *`").
+const sessionRulePrefix = "session: "
+
+// noScope is said when "allow for this session" is not offered.
+const noScope = "no safe session scope for this command"
+
+// scopeName is the short name of a session rule: its command pattern in
+// backticks, or "every TOOL call".
+func scopeName(r approval.Rule) string {
+	if r.Command != "" {
+		return "`" + r.Command + "`"
+	}
+	return "every " + r.Tool + " call"
+}
+
+// scopeNote is the part of a session-scope label after the pattern, e.g.
+// " (covers the first of 4 commands; the others still ask)".
+func scopeNote(label string) string {
+	if i := strings.Index(label, " ("); i >= 0 && strings.HasSuffix(label, ")") {
+		return label[i:]
+	}
+	return ""
+}
+
+// addBefore inserts e just before the transcript entry at, or appends it
+// when at is not in the transcript.
+func (m *Model) addBefore(at, e *entry) {
+	for i, x := range m.entries {
+		if x == at && at != nil {
+			m.entries = append(m.entries[:i], append([]*entry{e}, m.entries[i:]...)...)
+			return
+		}
+	}
+	m.add(e)
 }
 
 // answer replies to the first queued request and closes it.
@@ -79,6 +140,7 @@ func (m *Model) answer(d agent.Decision) {
 	default:
 	}
 	m.asks = m.asks[1:]
+	m.argOff = 0
 	m.reasoning = false
 	m.reason.Blur()
 	if len(m.asks) == 0 {
@@ -135,9 +197,9 @@ func (m *Model) approvalView(maxLines int) []string {
 		rule, label := approval.SessionScope(r.req)
 		switch {
 		case rule.Tool == "":
-			choices = append(choices, st.dim.Render("s unavailable: "+label))
+			choices = append(choices, st.dim.Render("("+noScope+": "+label+")"))
 		case rule.Command != "":
-			add("s", fmt.Sprintf("allow `%s` for this session", rule.Command))
+			add("s", fmt.Sprintf("allow `%s` for this session%s", rule.Command, scopeNote(label)))
 		default:
 			add("s", "allow "+label)
 		}
@@ -148,16 +210,23 @@ func (m *Model) approvalView(maxLines int) []string {
 	keys := flowJoin(choices, "   ", w)
 	if m.reasoning {
 		m.reason.Width = max(w-len(m.reason.Prompt)-2, 10)
-		keys = []string{m.reason.View(), st.help.Render("enter: send the reason · esc: back")}
+		keys = []string{m.reason.View(), st.help.Render("enter send reason · esc back")}
 	}
 	room := maxLines - len(out) - len(keys) - 1 // 1: the border
 	args := m.argLines(r.req, w-2)
-	if room < 1 {
-		room = 1
+	if room < 2 {
+		room = 2
 	}
-	if len(args) > room {
-		more := len(args) - room + 1
-		args = append(args[:room-1], st.dim.Render(fmt.Sprintf("  … %d more lines", more)))
+	m.argRoom, m.argOverflow = room, len(args) > room
+	if m.argOverflow {
+		// A window of room-1 lines, then where it is and how to move it.
+		show := room - 1
+		m.argOff = min(max(m.argOff, 0), len(args)-show)
+		end := m.argOff + show
+		foot := fmt.Sprintf("  lines %d–%d of %d · pgup/pgdn ↑↓ scroll", m.argOff+1, end, len(args))
+		args = append(args[m.argOff:end:end], st.dim.Render(truncate(foot, w)))
+	} else {
+		m.argOff = 0
 	}
 	out = append(out, args...)
 	out = append(out, keys...)

@@ -54,7 +54,7 @@ func (m *Model) command(line string) tea.Cmd {
 			if ts.Active {
 				mark = "*"
 			}
-			fmt.Fprintf(&b, "%s %s — %s (%d tools)\n", mark, ts.Name, ts.Description, len(ts.Tools))
+			fmt.Fprintf(&b, "%s %s — %s (%d tool%s)\n", mark, ts.Name, ts.Description, len(ts.Tools), plural(len(ts.Tools)))
 		}
 		info(strings.TrimRight(b.String(), "\n") + "\n/toolset NAME[,NAME…] switches")
 	case "/toolset":
@@ -76,7 +76,7 @@ func (m *Model) command(line string) tea.Cmd {
 		}
 		notice, err := m.opts.Catalog.Activate(names)
 		if err != nil {
-			fail(err.Error())
+			fail(activateError(err))
 			return nil
 		}
 		m.add(&entry{kind: kindNotice, text: notice})
@@ -86,8 +86,12 @@ func (m *Model) command(line string) tea.Cmd {
 			return nil
 		}
 		m.opts.Agent.SetModel(arg)
-		m.opts.Demo = false
-		m.add(&entry{kind: kindNotice, text: "model: " + arg + " (from the next request)"})
+		// The demo transport stays in use, so the demo label stays too.
+		note := " (from the next request)"
+		if m.opts.Demo {
+			note = " (the offline demo still answers)"
+		}
+		m.add(&entry{kind: kindNotice, text: "model: " + arg + note})
 	case "/protocol":
 		if arg == "" || m.opts.Agent == nil || m.opts.Protocols == nil {
 			fail("usage: /protocol NAME (native, tool_action, json or xml)")
@@ -124,6 +128,23 @@ func (m *Model) command(line string) tea.Cmd {
 		fail(fmt.Sprintf("unknown command %s; /help lists the commands", name))
 	}
 	return nil
+}
+
+// activateError is the message of a failed tool-set switch, without the
+// "config error in built-in defaults: " prefix: the user typed a name, they
+// did not edit a config.
+func activateError(err error) string {
+	s := err.Error()
+	if !strings.HasPrefix(s, "config error") {
+		return s
+	}
+	if i := strings.Index(s, "unknown tool"); i >= 0 {
+		return s[i:]
+	}
+	if i := strings.Index(s, ": "); i >= 0 {
+		return s[i+2:]
+	}
+	return s
 }
 
 func (m *Model) permissions(args []string) {
@@ -170,7 +191,7 @@ func helpText() string {
 	var b strings.Builder
 	b.WriteString("keys: enter send · alt+enter/ctrl+j newline · ↑↓ history (empty input) · pgup/pgdn/wheel scroll\n")
 	b.WriteString("      tab focus result blocks · enter open focused · ctrl+o open last result · esc cancel turn\n")
-	b.WriteString("      ctrl+c cancel, twice quit · ctrl+d quit (empty input) · r retry after an error\n")
+	b.WriteString("      ctrl+c cancel, twice quit · ctrl+d quit (empty input) · ctrl+r retry after an error\n")
 	b.WriteString("approval: y once · s for the session (scope shown) · n deny · d deny with reason · esc deny and stop\n")
 	b.WriteString("commands (tab completes):\n")
 	for _, c := range slashCommands {

@@ -64,15 +64,19 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		if m.walkHistory(ks == "up") {
 			return nil
 		}
-	case "r":
-		if m.input.Value() == "" && m.canRetry && !m.running {
+	case "ctrl+r":
+		if m.canRetry && !m.running {
 			return m.startTurn(m.lastPrompt)
 		}
+		return nil
 	}
 	if m.focus != nil && ks != "shift+tab" {
 		m.setFocus(nil)
 	}
 	m.quitWarn = time.Time{}
+	// Give the input its full height while it takes the key, so it never
+	// scrolls its first lines away before layout grows it to fit.
+	m.input.SetHeight(maxInputRows)
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
 	m.layout()
@@ -169,6 +173,31 @@ func (m *Model) cycleFocus() {
 		}
 	}
 	m.setFocus(next)
+	m.scrollTo(next)
+}
+
+// scrollTo scrolls the transcript so entry e is on screen (its top, when
+// it is taller than the transcript).
+func (m *Model) scrollTo(e *entry) {
+	w := m.contentWidth()
+	after := 1 // lines below e: its separator and the later entries
+	i := len(m.entries) - 1
+	for ; i >= 0 && m.entries[i] != e; i-- {
+		after += len(m.render(m.entries[i], w)) + 1
+	}
+	if i < 0 {
+		return
+	}
+	n, h := len(m.render(e, w)), m.transcriptHeight()
+	switch {
+	case after+n > m.scrollBack+h:
+		m.scrollBack = after + n - h
+	case after < m.scrollBack:
+		m.scrollBack = after
+	}
+	if m.scrollBack <= 0 {
+		m.scrollBack, m.newOutput = 0, false
+	}
 }
 
 func (m *Model) setFocus(e *entry) {

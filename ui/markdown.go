@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // markdown renders markdown with one fixed glamour style, keeping one
@@ -28,15 +29,39 @@ func (m *markdown) render(src string, width int) []string {
 		var err error
 		r, err = glamour.NewTermRenderer(glamour.WithStandardStyle(m.style), glamour.WithWordWrap(max(width-4, 10)))
 		if err != nil {
-			return wrapPlain(src, width)
+			return fitLines(wrapPlain(src, width), width)
 		}
 		m.renderers[width] = r
 	}
 	out, err := r.Render(src)
 	if err != nil {
-		return wrapPlain(src, width)
+		return fitLines(wrapPlain(src, width), width)
 	}
-	return trimBlank(strings.Split(out, "\n"))
+	return fitLines(trimBlank(strings.Split(out, "\n")), width)
+}
+
+// fitLines hard-wraps the lines wider than width (a long word, URL or code
+// line glamour does not break), keeping their escape codes; nothing is cut.
+// It returns lines itself when every line fits.
+func fitLines(lines []string, width int) []string {
+	width = max(width, 1)
+	var out []string
+	for i, l := range lines {
+		if ansi.StringWidth(l) <= width {
+			if out != nil {
+				out = append(out, l)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(lines)+4), lines[:i]...)
+		}
+		out = append(out, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
+	}
+	if out == nil {
+		return lines
+	}
+	return out
 }
 
 // trimBlank drops blank lines (spaces and escape codes only) at both ends.
@@ -207,4 +232,52 @@ func wrapLine(line string, width int) []string {
 		}
 	}
 	return append(out, string(r))
+}
+
+// wrapHanging wraps text at width like wrapPlain, but indents the
+// continuation of a wrapped line under where its text starts: after " — ",
+// after a short "label: ", or at the last column of a table row.
+func wrapHanging(text string, width int) []string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		pieces := wrapLine(line, width)
+		if len(pieces) == 1 {
+			out = append(out, line)
+			continue
+		}
+		ind := hangIndent(line)
+		if ind > width/2 {
+			ind = min(leadingSpaces(line)+2, width/2)
+		}
+		out = append(out, pieces[0])
+		rest := strings.TrimLeft(string([]rune(line)[len([]rune(pieces[0])):]), " ")
+		pad := strings.Repeat(" ", ind)
+		for _, p := range wrapLine(rest, width-ind) {
+			out = append(out, pad+p)
+		}
+	}
+	return out
+}
+
+func leadingSpaces(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+
+// hangIndent is the column (in runes) where a line's text starts.
+func hangIndent(line string) int {
+	col := func(byteIdx int) int { return len([]rune(line[:byteIdx])) }
+	if i := strings.Index(line, " — "); i >= 0 {
+		return col(i + len(" — "))
+	}
+	lead := leadingSpaces(line)
+	if i := strings.Index(line, ": "); i > lead && i < 12 && !strings.ContainsAny(line[lead:i], " ") {
+		return col(i + 2)
+	}
+	// A table row: the text after the last run of two or more spaces.
+	if i := strings.LastIndex(strings.TrimRight(line, " "), "  "); i > lead {
+		j := i
+		for j < len(line) && line[j] == ' ' {
+			j++
+		}
+		return col(j)
+	}
+	return lead + 2
 }

@@ -7,7 +7,6 @@ package ui
 import (
 	"context"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -127,7 +126,11 @@ type Model struct {
 
 	asks      []*askRequest
 	reasoning bool
-	reason    textinput.Model
+	// The approval pane's argument view: first line shown, lines of room,
+	// whether the arguments overflow it (set by approvalView).
+	argOff, argRoom int
+	argOverflow     bool
+	reason          textinput.Model
 
 	pane      *viewport.Model
 	paneEntry *entry
@@ -308,12 +311,15 @@ func (m *Model) handleEvent(ev agent.Event) {
 		m.add(e)
 		m.setPhase("running " + ev.Call.Name)
 	case agent.EventApproval:
+		m.endStream()
 		if e := m.toolEntry(ev); e != nil {
 			e.decision = ev.Decision
 			e.invalidate()
 		}
 		m.setPhase("running " + ev.Call.Name)
 	case agent.EventToolResult:
+		// The next model response starts a new assistant block.
+		m.endStream()
 		e := m.toolEntry(ev)
 		e.result = ev.Result
 		e.invalidate()
@@ -327,7 +333,7 @@ func (m *Model) handleEvent(ev agent.Event) {
 		}
 	case agent.EventError:
 		m.endStream()
-		m.add(&entry{kind: kindError, text: ev.Message + "\npress r to retry"})
+		m.add(&entry{kind: kindError, text: ev.Message + "\npress ctrl+r to retry"})
 		m.canRetry = m.lastPrompt != ""
 	case agent.EventDone:
 		m.endStream()
@@ -380,7 +386,7 @@ func (m *Model) finishTurn() {
 		default:
 		}
 	}
-	m.asks, m.reasoning = nil, false
+	m.asks, m.reasoning, m.argOff = nil, false, 0
 	m.input.Focus()
 	m.layout()
 }
@@ -416,40 +422,6 @@ func (m *Model) cancelTurn() {
 		m.cancel()
 		m.cancelling = true
 		m.setPhase("cancelling")
-	}
-}
-
-// loadHistory shows a resumed session.
-func (m *Model) loadHistory(msgs []llm.Message) {
-	for _, msg := range msgs {
-		switch msg.Role {
-		case "user":
-			if msg.Content != "" {
-				m.add(&entry{kind: kindUser, text: msg.Content})
-				m.prompts = append(m.prompts, msg.Content)
-			}
-		case "assistant":
-			if strings.TrimSpace(msg.Content) != "" {
-				s := &mdStream{md: m.md}
-				s.append(msg.Content)
-				m.add(&entry{kind: kindAssistant, stream: s, done: true})
-			}
-			for _, tc := range msg.ToolCalls {
-				c := tools.Call{ID: tc.ID, Name: tc.Function.Name, Arguments: []byte(tc.Function.Arguments), RawArguments: tc.Function.Arguments}
-				e := &entry{kind: kindTool, call: c}
-				m.toolByID[tc.ID] = e
-				m.add(e)
-			}
-		case "tool":
-			r := tools.OK(msg.Content)
-			if e, ok := m.toolByID[msg.ToolCallID]; ok {
-				e.result = &r
-			}
-		}
-	}
-	m.histIdx = len(m.prompts)
-	if len(msgs) > 0 {
-		m.add(&entry{kind: kindNotice, text: "resumed session"})
 	}
 }
 

@@ -81,7 +81,11 @@ func (m *Model) render(e *entry, width int) []string {
 		case kindInfo:
 			style, mark = st.userText, "  "
 		}
-		for i, l := range wrapPlain(e.text, width-2) {
+		lines := wrapPlain(e.text, width-2)
+		if e.kind == kindInfo {
+			lines = wrapHanging(e.text, width-2)
+		}
+		for i, l := range lines {
 			p := "  "
 			if i == 0 {
 				p = mark
@@ -89,6 +93,7 @@ func (m *Model) render(e *entry, width int) []string {
 			out = append(out, style.Render(p+l))
 		}
 	}
+	out = fitLines(out, width)
 	e.lines, e.width, e.valid = out, width, true
 	return out
 }
@@ -147,6 +152,9 @@ func decisionLine(st *styles, d *agent.Decision) string {
 		if d.Rule != "" {
 			who = "rule " + d.Rule
 		}
+	}
+	if scope, ok := strings.CutPrefix(d.Rule, sessionRulePrefix); ok && d.Allow && d.Source == agent.SourceUser {
+		return st.ok.Render("✓") + " " + st.dim.Render("allowed for this session ("+scope+")")
 	}
 	if d.Allow {
 		return st.ok.Render("✓") + " " + st.dim.Render("allowed by "+who)

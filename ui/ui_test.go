@@ -215,8 +215,8 @@ func TestRetryAfterStreamError(t *testing.T) {
 		fakeopenai.Reply{Text: "complete answer"},
 	), setup{})
 	h.typeLine("question")
-	h.waitNew("press r to retry")
-	h.rune('r')
+	h.waitNew("press ctrl+r to retry")
+	h.key(tea.KeyCtrlR)
 	h.waitNew("complete answer")
 	h.waitRequests(2)
 	if last := fakeopenai.LastMessage(h.srv.Requests()[1]); last.Content != "question" {

@@ -11,10 +11,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
+// maxInputRows is the most text rows the input box grows to.
+const maxInputRows = 5
+
 // inputHeight is the number of text rows of the input box.
 func (m *Model) inputHeight() int {
 	n := m.input.LineCount()
-	return min(max(n, 1), 5)
+	return min(max(n, 1), maxInputRows)
 }
 
 // layout sizes the input for the window.
@@ -131,25 +134,55 @@ func (m *Model) transcriptLines(h int) []string {
 	return out
 }
 
-// statusBar shows the model, protocol, tools, tokens and workspace.
+// statusBar shows the model, protocol, tools, tokens and workspace. When
+// the full form is too wide it drops the tool sets' names and words, then
+// shortens the folder with … in the middle.
 func (m *Model) statusBar() string {
 	st := &m.st
-	model := m.modelLabel()
-	parts := []string{model}
+	proto := ""
 	if m.opts.Agent != nil {
-		parts = append(parts, "protocol "+m.opts.Agent.Protocol().Name())
+		proto = m.opts.Agent.Protocol().Name()
 	}
-	parts = append(parts, m.toolsLabel())
-	parts = append(parts, fmt.Sprintf("%d tokens", m.tokens))
-	if wd := m.workdirLabel(); wd != "" {
-		parts = append(parts, wd)
+	wd := m.workdirLabel()
+	join := func(parts ...string) string {
+		var keep []string
+		for _, p := range parts {
+			if p != "" {
+				keep = append(keep, p)
+			}
+		}
+		return " " + strings.Join(keep, " │ ") + " "
 	}
-	s := " " + strings.Join(parts, " │ ") + " "
+	full := []string{m.modelLabel(), "", m.toolsLabel(), fmt.Sprintf("%d tokens", m.tokens)}
+	if proto != "" {
+		full[1] = "protocol " + proto
+	}
+	s := join(append(full, wd)...)
+	if ansi.StringWidth(s) > m.width {
+		short := []string{m.modelLabel(), proto, m.toolCount(), fmt.Sprintf("%d tokens", m.tokens)}
+		s = join(short...)
+		if wd != "" {
+			room := m.width - ansi.StringWidth(s) - len(" │ ")
+			s = join(append(short, middleCut(wd, max(room, 8)))...)
+		}
+	}
 	s = ansi.Truncate(s, m.width, "…")
 	if pad := m.width - ansi.StringWidth(s); pad > 0 {
 		s += strings.Repeat(" ", pad)
 	}
 	return st.status.Render(s)
+}
+
+// middleCut shortens s to width runes with … in the middle, keeping its
+// end (a folder's own name) longer than its start.
+func middleCut(s string, width int) string {
+	r := []rune(s)
+	if len(r) <= width {
+		return s
+	}
+	tail := (width - 1) * 2 / 3
+	head := width - 1 - tail
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
 
 // modelLabel names the model, marking the offline demo.
@@ -189,14 +222,24 @@ func (m *Model) computeToolsLabel() string {
 		}
 		n := len(c.Tools())
 		if len(active) == 0 {
-			return fmt.Sprintf("%d tools", n)
+			return fmt.Sprintf("%d tool%s", n, plural(n))
 		}
-		return fmt.Sprintf("%s (%d tools)", strings.Join(active, ", "), n)
+		return fmt.Sprintf("%s (%d tool%s)", strings.Join(active, ", "), n, plural(n))
 	}
 	if m.opts.Agent != nil && m.opts.Agent.Executor() != nil {
-		return fmt.Sprintf("%d tools", m.opts.Agent.Executor().Registry().Len())
+		n := m.opts.Agent.Executor().Registry().Len()
+		return fmt.Sprintf("%d tool%s", n, plural(n))
 	}
 	return "no tools"
+}
+
+// toolCount is the short form of toolsLabel: "3 tools" without set names.
+func (m *Model) toolCount() string {
+	l := m.toolsLabel()
+	if i := strings.LastIndex(l, " ("); i >= 0 && strings.HasSuffix(l, ")") {
+		return l[i+2 : len(l)-1]
+	}
+	return l
 }
 
 func (m *Model) workdirLabel() string {
@@ -212,24 +255,33 @@ func (m *Model) workdirLabel() string {
 	return wd
 }
 
-// helpLine lists the keys that matter now.
+// helpLine lists the keys that matter now. When the line is too wide the
+// items before the last are dropped from the end, so the last one (how to
+// quit or get back) always shows.
 func (m *Model) helpLine() string {
-	var s string
+	var items []string
 	switch {
+	case len(m.asks) > 0 && m.reasoning:
+		items = []string{"enter send reason", "esc back"}
 	case len(m.asks) > 0:
-		s = "y allow · s session · n deny · d reason · esc deny+stop · pgup/pgdn scroll"
+		items = []string{"y allow", "s session", "n deny", "d reason", "pgup/pgdn scroll", "esc deny+stop"}
 	case m.running:
-		s = "esc cancel · ctrl+c cancel · pgup/pgdn scroll · ctrl+o last result"
+		items = []string{"esc cancel", "pgup/pgdn scroll", "ctrl+o last result", "ctrl+c cancel"}
 	case m.canRetry:
-		s = "r retry · enter send · ↑↓ history · tab results · ctrl+o last result · ctrl+d quit"
+		items = []string{"ctrl+r retry", "enter send", "↑↓ history", "tab results", "ctrl+o last result", "ctrl+d quit"}
 	case !m.quitWarn.IsZero() && time.Since(m.quitWarn) < quitWindow:
-		s = "press ctrl+c again to quit"
+		items = []string{"press ctrl+c again to quit"}
 	case m.focus != nil:
-		s = "enter open result · tab next block · esc unfocus"
+		items = []string{"enter open result", "tab next block", "esc unfocus"}
 	default:
-		s = "enter send · alt+enter newline · ↑↓ history · tab results/complete · ctrl+o result · /help · ctrl+d quit"
+		items = []string{"enter send", "ctrl+j newline", "↑↓ history", "tab results", "ctrl+o result", "/help", "ctrl+d quit"}
 	}
-	return m.st.help.Render(ansi.Truncate(" "+s, m.width, "…"))
+	s := " " + strings.Join(items, " · ")
+	for len(items) > 2 && ansi.StringWidth(s) > m.width {
+		items = append(items[:len(items)-2], items[len(items)-1])
+		s = " " + strings.Join(items, " · ")
+	}
+	return m.st.help.Render(ansi.Truncate(s, m.width, "…"))
 }
 
 // paneView shows a full tool result.

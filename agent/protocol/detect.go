@@ -25,10 +25,35 @@ const (
 // config is what differs between the protocols' detectors.
 type config struct {
 	// triggers are the bytes that may start markup anywhere in the text:
-	// '<' for tags, '`' for a ```json fence.
+	// '<' for tags, '`' for a ```json fence. Backticks are always tracked
+	// (markup inside a code span or fenced block is text); listing '`'
+	// here makes a ```json fence a call.
 	triggers string
 	leading  leading
 }
+
+// captureStatus is what advance found out about the markup being captured.
+type captureStatus uint8
+
+const (
+	capMore    captureStatus = iota // not complete yet
+	capDone                         // complete: finish it
+	capAbandon                      // not markup after all: release it as text
+)
+
+// bodyKind is what a tag's body turned out to hold.
+type bodyKind uint8
+
+const (
+	bodyUnknown bodyKind = iota // no non-space byte after the opening tag yet
+	bodyJSON                    // starts with { or [: the closing tag is searched literally
+	bodyMarkup                  // child tags: quoted attribute values are skipped
+)
+
+// defaultMaxCapture is how much markup is buffered before it is given up
+// and shown as text, so a tag that never closes cannot hide the rest of a
+// long reply.
+const defaultMaxCapture = 256 << 10
 
 // captureKind is the kind of markup being buffered.
 type captureKind uint8
@@ -73,8 +98,11 @@ type detector struct {
 	one   [1]Segment // the fast path's result, reused
 	buf   []byte
 
-	capturing bool
-	atStart   bool // only whitespace (or markup) so far: a leading JSON object counts
+	capturing  bool
+	atStart    bool // only whitespace (or markup) so far: a leading JSON object counts
+	fences     bool // a ```json fence is a call (the json protocol)
+	code       int  // text mode: 0, or the backtick run that opened the code span/fence we are in
+	maxCapture int
 
 	// capture state
 	kind      captureKind
@@ -84,6 +112,10 @@ type detector struct {
 	quote     byte // capTag: quote character of the attribute value being read
 	lastNS    byte // capTag: last non-space byte of the opening tag
 	bodyStart int  // capTag: offset of the first byte after the opening tag
+	bare      bool // capTag: a bare <tool_call> (no attributes): the body must start with {, [ or <
+	body      bodyKind
+	inChild   bool // capTag body: inside a child tag
+	fallback  int  // capTag body: end of a closing tag seen inside a quoted value never closed (0 none)
 	depth     int  // capBrace
 	inStr     bool // capBrace
 	esc       bool // capBrace
@@ -92,7 +124,8 @@ type detector struct {
 }
 
 func newDetector(cfg config, specs *specIndex) *detector {
-	return &detector{cfg: cfg, specs: specs, atStart: true}
+	return &detector{cfg: cfg, specs: specs, atStart: true,
+		fences: strings.IndexByte(cfg.triggers, '`') >= 0, maxCapture: defaultMaxCapture}
 }
 
 // Feed implements Detector.
@@ -100,10 +133,12 @@ func (d *detector) Feed(chunk string) []Segment {
 	// Fast path, kept small so it stays cheap per chunk: in plain text, a
 	// chunk without a trigger byte that does not end inside a UTF-8
 	// character is visible as it is.
+	// Inside an inline code span a newline matters too, so that state
+	// takes the slow path.
 	if n := len(chunk); n > 0 && !d.capturing && !d.atStart && len(d.buf) == 0 &&
+		(d.code == 0 || d.code >= len(fence)) &&
 		(chunk[n-1] < utf8.RuneSelf || partialRune(chunk) == 0) &&
-		strings.IndexByte(chunk, d.cfg.triggers[0]) < 0 &&
-		(len(d.cfg.triggers) == 1 || plain(chunk, d.cfg.triggers[1:])) {
+		!hasMarkupByte(chunk) {
 		d.one[0] = Segment{Text: chunk}
 		return d.one[:]
 	}
@@ -129,6 +164,15 @@ func (d *detector) Feed(chunk string) []Segment {
 // Flush implements Detector.
 func (d *detector) Flush() []Segment {
 	d.out = d.out[:0]
+	if d.capturing && d.kind == capTag && d.quote != 0 && d.fallback > 0 {
+		// A quoted value never closed: the closing tag seen inside it was
+		// the real one after all.
+		raw, rest := string(d.buf[:d.fallback]), string(d.buf[d.fallback:])
+		d.buf = d.buf[:0]
+		d.capturing = false
+		d.finish(raw)
+		d.text(rest)
+	}
 	if d.capturing {
 		raw := string(d.buf)
 		d.out = append(d.out, Segment{Text: raw, Warning: fmt.Sprintf(
@@ -140,13 +184,14 @@ func (d *detector) Flush() []Segment {
 	d.buf = d.buf[:0]
 	d.capturing = false
 	d.atStart = true
+	d.code = 0
 	return d.out
 }
 
 // text scans s in text mode from its start.
 func (d *detector) text(s string) {
 	i, start := 0, 0
-	nextTrig := [2]int{-2, -2} // cached next position of each trigger; -1 none left
+	nextLT, nextTick, nextNL := -2, -2, -2 // cached next positions; -1 none left
 	for i < len(s) {
 		if d.atStart {
 			for i < len(s) && isSpace(s[i]) {
@@ -174,22 +219,65 @@ func (d *detector) text(s string) {
 			}
 			d.atStart = false
 		}
-		j := -1
-		for k := 0; k < len(d.cfg.triggers); k++ {
-			if nextTrig[k] == -2 || nextTrig[k] >= 0 && nextTrig[k] < i {
-				nextTrig[k] = strings.IndexByte(s[i:], d.cfg.triggers[k])
-				if nextTrig[k] >= 0 {
-					nextTrig[k] += i
-				}
+		j := nextIndex(s, i, &nextTick, '`')
+		switch {
+		case d.code == 0:
+			if k := nextIndex(s, i, &nextLT, '<'); k >= 0 && (j < 0 || k < j) {
+				j = k
 			}
-			if nextTrig[k] >= 0 && (j < 0 || nextTrig[k] < j) {
-				j = nextTrig[k]
+		case d.code < len(fence):
+			// An inline code span ends at the end of its line at the
+			// latest, so a stray backtick cannot hide a later call.
+			if k := nextIndex(s, i, &nextNL, '\n'); k >= 0 && (j < 0 || k < j) {
+				j = k
 			}
 		}
 		if j < 0 {
 			break
 		}
-		m, kind, closeLit := d.matchOpener(s[j:])
+		if s[j] == '\n' {
+			d.code = 0
+			i = j + 1
+			continue
+		}
+		if s[j] == '`' {
+			n := 1
+			for j+n < len(s) && s[j+n] == '`' {
+				n++
+			}
+			if j+n == len(s) {
+				// The run may go on in the next chunk.
+				d.emitText(s[start:j])
+				d.buf = append(d.buf, s[j:]...)
+				return
+			}
+			if d.code == 0 && d.fences && n == len(fence) {
+				switch matchFence(s[j:]) {
+				case matchMore:
+					d.emitText(s[start:j])
+					d.buf = append(d.buf, s[j:]...)
+					return
+				case matchYes:
+					d.emitText(s[start:j])
+					m, done := d.startCapture(capFence, fence, s[j:])
+					if !done {
+						return
+					}
+					i = j + m
+					start = i
+					continue
+				}
+			}
+			switch {
+			case d.code == 0:
+				d.code = n
+			case n == d.code || d.code >= len(fence) && n > d.code:
+				d.code = 0
+			}
+			i = j + n
+			continue
+		}
+		m, closeLit := matchOpener(s[j:])
 		switch m {
 		case matchNo:
 			i = j + 1
@@ -200,7 +288,7 @@ func (d *detector) text(s string) {
 			return
 		}
 		d.emitText(s[start:j])
-		n, done := d.startCapture(kind, closeLit, s[j:])
+		n, done := d.startCapture(capTag, closeLit, s[j:])
 		if !done {
 			return
 		}
@@ -212,31 +300,41 @@ func (d *detector) text(s string) {
 	d.buf = append(d.buf, s[end:]...)
 }
 
+// nextIndex returns the position of the first b in s at or after i, caching
+// it in *cache (-2: not searched yet, -1: none left).
+func nextIndex(s string, i int, cache *int, b byte) int {
+	if *cache == -2 || *cache >= 0 && *cache < i {
+		*cache = strings.IndexByte(s[i:], b)
+		if *cache >= 0 {
+			*cache += i
+		}
+	}
+	return *cache
+}
+
 func (d *detector) emitText(s string) {
 	if s != "" {
 		d.out = append(d.out, Segment{Text: s})
 	}
 }
 
-// matchOpener judges the possible marker at the start of s (s[0] is a trigger byte).
-func (d *detector) matchOpener(s string) (match, captureKind, string) {
-	if s[0] == '`' {
-		return matchFence(s), capFence, fence
-	}
+// matchOpener judges the possible tag at the start of s (s[0] == '<') and
+// returns its closing tag.
+func matchOpener(s string) (match, string) {
 	for _, t := range tagOpeners {
 		if len(s) <= len(t.open) {
 			if strings.HasPrefix(t.open, s) {
-				return matchMore, 0, ""
+				return matchMore, ""
 			}
 			continue
 		}
 		if strings.HasPrefix(s, t.open) {
 			if c := s[len(t.open)]; isSpace(c) || c == '>' || c == '/' {
-				return matchYes, capTag, t.close
+				return matchYes, t.close
 			}
 		}
 	}
-	return matchNo, 0, ""
+	return matchNo, ""
 }
 
 // matchFence judges "```json" or "```" followed by optional space and "{".
@@ -303,11 +401,13 @@ func (d *detector) matchLeading(s string) match {
 }
 
 // startCapture begins capturing markup at the start of s. It returns the
-// length of the markup and true when it is complete within s; otherwise s is
-// kept in buf and later chunks continue it.
+// number of bytes of s dealt with and true when the markup was complete
+// within s (or turned out not to be markup, or passed maxCapture); otherwise
+// s is kept in buf and later chunks continue it.
 func (d *detector) startCapture(kind captureKind, closeLit, s string) (int, bool) {
 	d.capturing, d.kind, d.closeLit = true, kind, closeLit
 	d.scan, d.inOpen, d.quote, d.lastNS, d.bodyStart = 1, kind == capTag, 0, 0, 0
+	d.bare, d.body, d.inChild, d.fallback = false, bodyUnknown, false, 0
 	d.depth, d.inStr, d.esc = 0, false, false
 	if kind == capFence {
 		d.scan = len(fence)
@@ -315,72 +415,75 @@ func (d *detector) startCapture(kind captureKind, closeLit, s string) (int, bool
 	if kind == capBrace {
 		d.scan, d.depth = 1, 1
 	}
+	view := s[:min(len(s), d.maxCapture)]
 	// A read-only view of s: advance never writes to its argument.
-	end, done := d.advance(unsafe.Slice(unsafe.StringData(s), len(s)))
-	if !done {
-		d.buf = append(d.buf[:0], s...)
-		return 0, false
+	end, st := d.advance(unsafe.Slice(unsafe.StringData(view), len(view)))
+	switch {
+	case st == capDone:
+		d.capturing = false
+		d.finish(s[:end])
+		return end, true
+	case st == capAbandon:
+		d.capturing, d.atStart = false, false
+		d.emitText(s[:end])
+		return end, true
+	case len(s) > d.maxCapture:
+		return d.overflow(s), true
 	}
-	d.capturing = false
-	d.finish(s[:end])
-	return end, true
+	d.buf = append(d.buf[:0], s...)
+	return 0, false
 }
 
 // resume continues a capture after buf has grown.
 func (d *detector) resume() {
-	end, done := d.advance(d.buf)
-	if !done {
+	end, st := d.advance(d.buf[:min(len(d.buf), d.maxCapture)])
+	var rest string
+	switch {
+	case st == capDone:
+		raw := string(d.buf[:end])
+		rest = string(d.buf[end:])
+		d.capturing = false
+		d.finish(raw)
+	case st == capAbandon:
+		d.capturing, d.atStart = false, false
+		d.emitText(string(d.buf[:end]))
+		rest = string(d.buf[end:])
+	case len(d.buf) > d.maxCapture:
+		all := string(d.buf)
+		rest = all[d.overflow(all):]
+	default:
 		return
 	}
-	raw := string(d.buf[:end])
-	rest := string(d.buf[end:])
 	d.buf = d.buf[:0]
 	if cap(d.buf) > 64<<10 {
 		d.buf = nil
 	}
-	d.capturing = false
-	d.finish(raw)
 	d.text(rest)
 }
 
+// overflow gives up a capture that passed maxCapture bytes: its first
+// maxCapture bytes (cut at a character boundary) become text with a
+// warning, and detection goes on after them. It returns how many bytes of
+// s it released.
+func (d *detector) overflow(s string) int {
+	cut := d.maxCapture
+	for k := 0; cut > 0 && k < utf8.UTFMax-1 && !utf8.RuneStart(s[cut]); k++ {
+		cut--
+	}
+	d.out = append(d.out, Segment{Text: s[:cut], Warning: fmt.Sprintf(
+		"incomplete tool call %s was not run: its markup passed %d KiB without being closed, so it is shown as text",
+		preview(s), d.maxCapture>>10)})
+	d.capturing, d.atStart = false, false
+	return cut
+}
+
 // advance examines data[d.scan:] for the end of the markup being captured
-// and returns the markup's length once it is complete.
-func (d *detector) advance(data []byte) (int, bool) {
+// and returns the markup's length once it is complete (or, for capAbandon,
+// the length of the text to release).
+func (d *detector) advance(data []byte) (int, captureStatus) {
 	switch d.kind {
 	case capTag:
-		if d.inOpen {
-			for i := d.scan; i < len(data); i++ {
-				c := data[i]
-				if d.quote != 0 {
-					if c == d.quote {
-						d.quote = 0
-					}
-					continue
-				}
-				switch {
-				case (c == '"' || c == '\'') && d.lastNS == '=':
-					d.quote = c
-				case c == '>':
-					d.scanned += i + 1 - d.scan
-					if d.lastNS == '/' {
-						return i + 1, true
-					}
-					d.inOpen, d.bodyStart, d.scan = false, i+1, i+1
-				}
-				if !d.inOpen {
-					break
-				}
-				if !isSpace(c) {
-					d.lastNS = c
-				}
-			}
-			if d.inOpen {
-				d.scanned += len(data) - d.scan
-				d.scan = len(data)
-				return 0, false
-			}
-		}
-		return d.findClose(data, d.bodyStart)
+		return d.advanceTag(data)
 	case capFence:
 		return d.findClose(data, len(fence))
 	}
@@ -406,27 +509,27 @@ func (d *detector) advance(data []byte) (int, bool) {
 			d.depth--
 			if d.depth == 0 {
 				d.scanned += i + 1 - d.scan
-				return i + 1, true
+				return i + 1, capDone
 			}
 		}
 	}
 	d.scanned += len(data) - d.scan
 	d.scan = len(data)
-	return 0, false
+	return 0, capMore
 }
 
 // findClose searches for closeLit in the bytes not yet searched, with just
 // enough overlap to find a literal split across chunks.
-func (d *detector) findClose(data []byte, min int) (int, bool) {
+func (d *detector) findClose(data []byte, min int) (int, captureStatus) {
 	from := max(d.scan-len(d.closeLit)+1, min)
 	if from < len(data) {
 		d.scanned += len(data) - from
 		if k := bytes.Index(data[from:], []byte(d.closeLit)); k >= 0 {
-			return from + k + len(d.closeLit), true
+			return from + k + len(d.closeLit), capDone
 		}
 	}
 	d.scan = len(data)
-	return 0, false
+	return 0, capMore
 }
 
 // finish turns complete markup into segments.
@@ -465,20 +568,6 @@ func (d *detector) finish(raw string) {
 		d.out = append(d.out, Segment{Call: &calls[k], Raw: raw})
 		raw = ""
 	}
-}
-
-// plain reports whether chunk holds none of the trigger bytes and does not
-// end inside a multi-byte character.
-func plain(chunk, triggers string) bool {
-	if n := len(chunk); n > 0 && chunk[n-1] >= utf8.RuneSelf && partialRune(chunk) > 0 {
-		return false
-	}
-	for i := 0; i < len(triggers); i++ {
-		if strings.IndexByte(chunk, triggers[i]) >= 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // partialRune returns the length of an incomplete UTF-8 character at the end

@@ -141,7 +141,38 @@ var detectCases = []struct {
 		"", []wantCall{{"math.factorial", "<nil>", "tags"}}, false},
 	{"unknown tool kept", []string{"tool_action"},
 		`<tool_action name="nope"><x value="1"/></tool_action>`, "", []wantCall{{"nope", `{"x":"1"}`, ""}}, false},
-	{"no name", []string{"tool_action"}, `<tool_action><x value="1"/></tool_action>`, "", []wantCall{{"", "<nil>", "no name"}}, false},
+	// A <tool_action> tag without name= (or tool=) is prose, released when its opening tag closes.
+	{"no name", []string{"tool_action", "native"}, `<tool_action><x value="1"/></tool_action>`, `<tool_action><x value="1"/></tool_action>`, nil, false},
+	{"no name then call", []string{"tool_action", "xml"},
+		`Use <tool_action id="1"> tags: <tool_action name="vector-search"><query value="x"/></tool_action>!`,
+		`Use <tool_action id="1"> tags: !`, []wantCall{{"vector-search", `{"query":"x"}`, ""}}, false},
+	{"empty name attribute", []string{"tool_action"}, `<tool_action name=""><x value="1"/></tool_action>`, "", []wantCall{{"", "<nil>", "no name"}}, false},
+	// Markup inside a code span or fenced block is text.
+	{"code span", []string{"native", "tool_action", "json", "xml"},
+		"Hermes models wrap calls in a `<tool_call>` tag. Then `<tool_action name=\"x\">` too.",
+		"Hermes models wrap calls in a `<tool_call>` tag. Then `<tool_action name=\"x\">` too.", nil, false},
+	{"double backtick span", []string{"native", "tool_action", "xml"},
+		"``a ` <tool_action name=\"vector-search\"/>`` ok", "``a ` <tool_action name=\"vector-search\"/>`` ok", nil, false},
+	{"fenced block", []string{"native", "tool_action", "json", "xml"},
+		"Example:\n```xml\n<tool_action name=\"calculator\"><a value=\"1\"/></tool_action>\n<tool_call>\n```\nafter <tool_action name=\"vector-search\"><query value=\"x\"/></tool_action>.",
+		"Example:\n```xml\n<tool_action name=\"calculator\"><a value=\"1\"/></tool_action>\n<tool_call>\n```\nafter .", []wantCall{{"vector-search", `{"query":"x"}`, ""}}, false},
+	{"stray backtick ends at newline", []string{"native", "tool_action", "xml"},
+		"a stray ` tick\n<tool_action name=\"vector-search\"><query value=\"x\"/></tool_action>",
+		"a stray ` tick\n", []wantCall{{"vector-search", `{"query":"x"}`, ""}}, false},
+	// A bare <tool_call> not followed by {, [ or < is prose.
+	{"bare tool_call in prose", []string{"native", "tool_action", "json", "xml"},
+		"Hermes models wrap calls in a <tool_call> tag. The rest streams.",
+		"Hermes models wrap calls in a <tool_call> tag. The rest streams.", nil, false},
+	{"bare tool_call then call", []string{"native", "xml"},
+		"A <tool_call>\n tag:\n<tool_call>\n[{\"name\": \"vector-search\", \"arguments\": {\"query\": \"q\"}}]\n</tool_call>",
+		"A <tool_call>\n tag:\n", []wantCall{{"vector-search", `{"query":"q"}`, ""}}, false},
+	// A closing tag inside a quoted attribute value does not end the call.
+	{"close tag in quoted value", []string{"tool_action", "native", "xml"},
+		`<tool_action name="vector-search"><query value="</tool_action>" /></tool_action>ok`,
+		"ok", []wantCall{{"vector-search", `{"query":"\u003c/tool_action\u003e"}`, ""}}, false},
+	{"close tag in single-quoted value", []string{"xml"},
+		`<tool_call name="vector-search"><parameters><query value='a </tool_call> b'/></parameters></tool_call>`,
+		"", []wantCall{{"vector-search", `{"query":"a \u003c/tool_call\u003e b"}`, ""}}, false},
 	{"xml", []string{"xml", "tool_action", "json", "native"},
 		"Let me add.\n<tool_call id=\"call_1\" name=\"calculator\">\n  <parameters>\n    <a>10</a>\n    <b>5</b>\n    <operation>add</operation>\n  </parameters>\n</tool_call>\nDone.",
 		"Let me add.\n\nDone.", []wantCall{{"calculator", `{"a":10,"b":5,"operation":"add"}`, ""}}, false},
@@ -321,6 +352,7 @@ func TestLinearScan(t *testing.T) {
 	for _, open := range []string{`<tool_action name="vector-search"><query value="`, `<tool_call>{"name": "vector-search", "arguments": {"query": "`} {
 		in := open + body
 		d := newDetector(config{triggers: "<", leading: leadKeyed}, newSpecIndex(testSpecs))
+		d.maxCapture = len(in) + 1
 		for i := 0; i < len(in); i++ {
 			if segs := d.Feed(in[i : i+1]); i > len(open) && len(segs) != 0 {
 				t.Fatalf("unexpected output at %d: %+v", i, segs)
@@ -333,6 +365,7 @@ func TestLinearScan(t *testing.T) {
 	}
 	in := `{"tool": "vector-search", "arguments": {"query": "` + strings.Repeat(`x\"{[`, 1<<18) + `"}}`
 	d := newDetector(config{triggers: "<`", leading: leadAny}, newSpecIndex(testSpecs))
+	d.maxCapture = len(in) + 1
 	var segs []Segment
 	for i := 0; i < len(in); i++ {
 		segs = append(segs, d.Feed(in[i:i+1])...)
@@ -400,5 +433,66 @@ line 2</parameters></tool_call>`},
 	calls := callsOf(feed(mustProto(t, "tool_action"), testSpecs, []string{`<tool_action name="calculator"><a value="1"><b value="2"><operation value="add"></tool_action>`}))
 	if len(calls) != 1 || calls[0].ParseError != "" {
 		t.Fatalf("value attributes without closing tags: %+v", calls)
+	}
+}
+
+// TestCaptureCap: markup that passes maxCapture without closing is shown as
+// text with a warning, and a call after it is still found, for every chunking.
+func TestCaptureCap(t *testing.T) {
+	in := `<tool_call>{"name": "calculator", "arguments": {"a": "` + strings.Repeat("x", 150) +
+		` and then <tool_action name="vector-search"><query value="q"/></tool_action> end`
+	for _, chunks := range chunkings(in) {
+		d := newDetector(config{triggers: "<", leading: leadKeyed}, newSpecIndex(testSpecs))
+		d.maxCapture = 100
+		var segs []Segment
+		for _, c := range chunks {
+			segs = append(segs, d.Feed(c)...)
+		}
+		segs = append(segs, d.Flush()...)
+		if got := reassemble(segs); got != in {
+			t.Fatalf("chunks %q: not lossless: %q", chunks, got)
+		}
+		warnings := 0
+		for _, s := range segs {
+			if s.Warning != "" {
+				warnings++
+				if !strings.Contains(s.Warning, "was not run") || len(s.Text) > 100 {
+					t.Fatalf("chunks %q: warning segment %+v", chunks, s)
+				}
+			}
+		}
+		calls := callsOf(segs)
+		if warnings != 1 || len(calls) != 1 || calls[0].Name != "vector-search" {
+			t.Fatalf("chunks %q: %d warnings, calls %+v", chunks, warnings, calls)
+		}
+	}
+}
+
+// TestUnclosedQuoteFallsBack: when a quoted value never closes, the closing
+// tag seen inside it ends the call at the end of the stream (as before
+// quoted values were skipped), instead of losing the call.
+func TestUnclosedQuoteFallsBack(t *testing.T) {
+	in := `<tool_action name="vector-search"><query value="abc /></tool_action> tail`
+	for _, chunks := range chunkings(in) {
+		segs := feed(mustProto(t, "tool_action"), testSpecs, chunks)
+		if got := reassemble(segs); got != in {
+			t.Fatalf("chunks %q: not lossless: %q", chunks, got)
+		}
+		calls := callsOf(segs)
+		if len(calls) != 1 || calls[0].Name != "vector-search" || visible(segs) != " tail" {
+			t.Fatalf("chunks %q: segments %+v", chunks, segs)
+		}
+	}
+}
+
+// TestProseMentionStreams: the text after a prose mention of <tool_call>
+// comes out as it arrives, not at the end of the stream.
+func TestProseMentionStreams(t *testing.T) {
+	for _, in := range []string{"wrap calls in a <tool_call> tag", "wrap calls in a `<tool_call>` tag", "use <tool_action> tags"} {
+		d := mustProto(t, "native").NewDetector(testSpecs)
+		got := visible(d.Feed(in)) + visible(d.Feed(". More text"))
+		if got != in+". More text" {
+			t.Errorf("%q: streamed %q before Flush", in, got)
+		}
 	}
 }

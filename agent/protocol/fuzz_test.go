@@ -17,11 +17,21 @@ func FuzzDetectorLossless(f *testing.F) {
 	f.Add(`{"tool_calls": [{"name": "a"}, {"name": "b"}]}`, []byte{4})
 	f.Add("<tool_act<tool_action <tool_call <", []byte{1, 2})
 	f.Add("🙂<tool_action name='x'><a value=\"{&quot;k&quot;: [1]}\"/></tool_action>🙂", []byte{1, 1, 2})
+	f.Add("Hermes models wrap calls in a `<tool_call>` tag. More.", []byte{5})
+	f.Add("a <tool_call> tag\n```\n<tool_action name=\"x\"/>\n```\n<tool_action>", []byte{0, 3})
+	f.Add(`<tool_action name="s"><q value="</tool_action>" /></tool_action><q value="</tool_action>`, []byte{2})
 	specs := testSpecs
 	f.Fuzz(func(t *testing.T, in string, sizes []byte) {
-		for _, name := range Names {
-			p := mustProto(t, name)
-			d := p.NewDetector(specs)
+		for _, name := range append(Names, "small-cap") {
+			var d Detector
+			if name == "small-cap" {
+				// A tiny capture limit, so giving up long markup is exercised.
+				sd := newDetector(config{triggers: "<`", leading: leadKeyed}, newSpecIndex(specs))
+				sd.maxCapture = 24
+				d = sd
+			} else {
+				d = mustProto(t, name).NewDetector(specs)
+			}
 			var got strings.Builder
 			check := func(segs []Segment) {
 				for _, s := range segs {

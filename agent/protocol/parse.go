@@ -15,7 +15,13 @@ import (
 func (d *detector) parseTag(raw string) []tools.Call {
 	el, end, ok := scanOpenTag(raw, 0)
 	if !ok {
-		return []tools.Call{d.makeCall("", "", raw, nil, "the opening tag could not be read; write <tool_action name=\"TOOL\"> … </tool_action>")}
+		// Keep the tool's name when the tag shows one, so the error names it.
+		name := ""
+		open, _, _ := strings.Cut(raw, ">")
+		if m := tagName.FindStringSubmatch(open); m != nil {
+			name = m[1]
+		}
+		return []tools.Call{d.makeCall("", name, raw, nil, "the opening tag could not be read; write <tool_action name=\"TOOL\"> … </tool_action>")}
 	}
 	body := ""
 	if closeLit := "</" + el.name + ">"; !el.self && strings.HasSuffix(raw, closeLit) && end <= len(raw)-len(closeLit) {
@@ -266,6 +272,7 @@ func (d *detector) parseJSONBlock(text, fallbackName string, mustCall bool) ([]t
 }
 
 var (
+	tagName  = regexp.MustCompile(`\s(?:name|tool)\s*=\s*["']?([^"'\s>/]+)`)
 	callLike = regexp.MustCompile(`"(?:tool|name|tool_calls)"\s*:`)
 	callName = regexp.MustCompile(`"(?:tool|name)"\s*:\s*"([^"\\]*)"`)
 )

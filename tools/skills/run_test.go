@@ -23,6 +23,9 @@ import (
 // TestMain lets the test binary act as the sandbox helper, the way main does
 // for the tact binary.
 func TestMain(m *testing.M) {
+	if len(os.Args) == 4 && os.Args[1] == probeArg {
+		os.Exit(probeMain(os.Args[2], os.Args[3]))
+	}
 	if len(os.Args) > 1 && os.Args[1] == SandboxArg {
 		os.Exit(SandboxMain(os.Args[2:]))
 	}
@@ -73,6 +76,9 @@ func run(t *testing.T, s *Skill, args string) tools.Result {
 func TestReportABI(t *testing.T) {
 	abi, err := Available()
 	t.Logf("Landlock ABI reported by go-landlock here: %d (err %v); status %q", abi, err, SandboxStatus())
+	if err == nil && !strings.Contains(SandboxStatus(), "+ seccomp socket filter (enforced)") {
+		t.Errorf("status %q does not mention the seccomp filter", SandboxStatus())
+	}
 	if err == nil && abi < MinABI {
 		t.Errorf("Available returned ABI %d without error, below MinABI %d", abi, MinABI)
 	}
@@ -183,17 +189,20 @@ func TestEnvironmentScrubbed(t *testing.T) {
 	t.Setenv("gh_Token", "sekrit-token-2")
 	t.Setenv("KEPT_SECRET", "passed-through-3")
 	t.Setenv("PLAIN_SETTING", "visible-4")
-	s, _ := newSkill(t, "env", "", Options{PassEnv: []string{"KEPT_SECRET"}})
+	t.Setenv("SSH_AUTH_SOCK", "/tmp/ssh-agent-sock-5")
+	t.Setenv("DOCKER_HOST", "unix:///docker-sock-6")
+	t.Setenv("KUBECONFIG", "/kube-config-7")
+	s, _ := newSkill(t, "env", "", Options{PassEnv: []string{"KEPT_SECRET", "KUBECONFIG"}})
 	r := run(t, s, `{}`)
 	if !r.Success {
 		t.Fatalf("result: %s", r.Text())
 	}
-	for _, bad := range []string{"sekrit-key-1", "sekrit-token-2", "FOO_API_KEY", "gh_Token"} {
+	for _, bad := range []string{"sekrit-key-1", "sekrit-token-2", "FOO_API_KEY", "gh_Token", "SSH_AUTH_SOCK", "ssh-agent-sock-5", "DOCKER_HOST"} {
 		if strings.Contains(r.Output, bad) {
 			t.Errorf("environment leaked %q:\n%s", bad, r.Output)
 		}
 	}
-	for _, good := range []string{"KEPT_SECRET=passed-through-3", "PLAIN_SETTING=visible-4", "SKILL_DIR=" + s.Dir()} {
+	for _, good := range []string{"KEPT_SECRET=passed-through-3", "PLAIN_SETTING=visible-4", "KUBECONFIG=/kube-config-7", "SKILL_DIR=" + s.Dir()} {
 		if !strings.Contains(r.Output, good) {
 			t.Errorf("environment lacks %q:\n%s", good, r.Output)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 
@@ -26,7 +27,49 @@ const SandboxArg = "__skill-sandbox"
 const MinABI = 4
 
 // systemDirs may be read and executed from inside the sandbox.
-var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"}
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"}
+
+// etcPaths are the parts of /etc a sandboxed skill may read (glob patterns;
+// missing ones are skipped): what the dynamic loader, name lookup, TLS, shells
+// and common interpreters need, and nothing secret like /etc/shadow or TLS
+// private keys (/etc/ssl/private).
+var etcPaths = []string{
+	"/etc/ld.so.cache", "/etc/ld.so.conf*", "/etc/localtime", "/etc/timezone", "/etc/locale.alias",
+	"/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/hosts", "/etc/host.conf", "/etc/resolv.conf", "/etc/gai.conf",
+	"/etc/ssl/certs", "/etc/ssl/openssl.cnf", "/etc/ssl/cert.pem", "/etc/ca-certificates*",
+	"/etc/pki/tls/certs", "/etc/pki/ca-trust", "/etc/alternatives",
+	"/etc/bash.bashrc", "/etc/profile*", "/etc/inputrc", "/etc/mime.types", "/etc/os-release",
+	"/etc/terminfo", "/etc/python3*", "/etc/perl",
+}
+
+// etcRules turns etcPaths into Landlock rules: read and execute for folders,
+// read for files (Landlock refuses folder rights on a file). Symbolic links
+// count as what they point to.
+func etcRules() []landlock.Rule {
+	var dirs, files []string
+	for _, pattern := range etcPaths {
+		matches, _ := filepath.Glob(pattern) // the patterns are constant and valid
+		for _, m := range matches {
+			fi, err := os.Stat(m)
+			switch {
+			case err != nil:
+				continue // dangling link or vanished: Landlock needs an existing path
+			case fi.IsDir():
+				dirs = append(dirs, m)
+			default:
+				files = append(files, m)
+			}
+		}
+	}
+	var rules []landlock.Rule
+	if len(dirs) > 0 {
+		rules = append(rules, landlock.RODirs(dirs...).IgnoreIfMissing())
+	}
+	if len(files) > 0 {
+		rules = append(rules, landlock.ROFiles(files...).IgnoreIfMissing())
+	}
+	return rules
+}
 
 // sandboxSpec is what the parent tells the helper, as one JSON argument.
 type sandboxSpec struct {
@@ -48,6 +91,9 @@ var availableOnce = sync.OnceValues(func() (int, error) {
 	case abi < MinABI:
 		return abi, fmt.Errorf("landlock ABI %d is too old to block TCP (needs ABI %d, Linux 6.7+)", abi, MinABI)
 	}
+	if err := seccompAvailable(); err != nil {
+		return abi, err
+	}
 	return abi, nil
 })
 
@@ -56,28 +102,32 @@ var availableOnce = sync.OnceValues(func() (int, error) {
 var availableFunc = availableOnce
 
 // Available reports the Landlock ABI version of the running kernel and nil
-// when skills can be sandboxed, or an error saying why they cannot.
+// when skills can be sandboxed (Landlock and the seccomp socket filter), or
+// an error saying why they cannot.
 func Available() (abi int, err error) { return availableFunc() }
 
 // SandboxStatus is a one-line description of the sandbox for `tact tools`,
-// e.g. "landlock ABI 7 (enforced)" or "unavailable: …".
+// e.g. "landlock ABI 7 + seccomp socket filter (enforced)" or "unavailable: …".
 func SandboxStatus() string {
 	abi, err := Available()
 	if err != nil {
 		return "unavailable: " + err.Error()
 	}
-	return fmt.Sprintf("landlock ABI %d (enforced)", abi)
+	return fmt.Sprintf("landlock ABI %d + seccomp socket filter (enforced)", abi)
 }
 
 // SandboxMain is the sandbox helper: it reads the spec from args (the
 // arguments after SandboxArg; a leading SandboxArg is skipped), restricts
-// itself with Landlock — read and execute in the system folders, the skill
-// folder and Options.ReadDirs, read and write in the run's temporary folder
-// only, no TCP bind or connect, no signals or abstract sockets outside the
-// sandbox — and then replaces itself with `bash -c RUN`. /dev/null, /dev/zero,
-// /dev/full and /dev/urandom are usable; /proc, /home, /root, /tmp and /var
-// are not (interpreters installed there need Options.ReadDirs). It returns only on
-// failure, with exit code 126 after printing the reason on stderr.
+// itself with Landlock — read and execute in the system folders, the parts of
+// /etc in etcPaths, the skill folder and Options.ReadDirs, read and write in
+// the run's temporary folder only, no TCP bind or connect, no signals or
+// abstract sockets outside the sandbox — and with a seccomp filter that makes
+// socket(2) fail (so no UDP, unix-socket or raw networking either), marks every
+// inherited file descriptor above stderr close-on-exec, and then replaces
+// itself with `bash -c RUN`. /dev/null, /dev/zero, /dev/full and /dev/urandom
+// are usable; /proc, /home, /root, /tmp and /var are not (interpreters
+// installed there need Options.ReadDirs). It returns only on failure, with
+// exit code 126 after printing the reason on stderr.
 func SandboxMain(args []string) int {
 	if len(args) > 0 && args[0] == SandboxArg {
 		args = args[1:]
@@ -103,6 +153,10 @@ func SandboxMain(args []string) int {
 	if err != nil {
 		return fail("bash not found: %v", err)
 	}
+	// Before Landlock: the fallback reads /proc/self/fd.
+	if err := closeOnExecFrom3(); err != nil {
+		return fail("cannot close inherited file descriptors: %v", err)
+	}
 	rules := []landlock.Rule{
 		landlock.RODirs(systemDirs...).IgnoreIfMissing(),
 		landlock.RODirs(spec.Dir),
@@ -110,6 +164,7 @@ func SandboxMain(args []string) int {
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full").IgnoreIfMissing(),
 		landlock.ROFiles("/dev/random", "/dev/urandom").IgnoreIfMissing(),
 	}
+	rules = append(rules, etcRules()...)
 	if len(spec.ReadDirs) > 0 {
 		rules = append(rules, landlock.RODirs(spec.ReadDirs...).IgnoreIfMissing())
 	}
@@ -118,6 +173,9 @@ func SandboxMain(args []string) int {
 	// rule is given, so every TCP bind and connect is refused.
 	if err := landlock.V11.BestEffort().Restrict(rules...); err != nil {
 		return fail("cannot apply Landlock: %v", err)
+	}
+	if err := installSocketFilter(); err != nil {
+		return fail("%v", err)
 	}
 	if err := os.Chdir(spec.Dir); err != nil {
 		return fail("cannot enter the skill folder: %v", err)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -97,7 +98,7 @@ func (s *Skill) Execute(ctx context.Context, args json.RawMessage) (tools.Result
 	if _, err := Available(); err != nil {
 		if !s.opts.AllowUnsandboxed {
 			return tools.Fail(tools.KindExecutionFailed, fmt.Sprintf(
-				"skill %s was not run: the Landlock sandbox is unavailable (%v); to run skills without a sandbox set `skills: {allow_unsandboxed: true}` in the config",
+				"skill %s was not run: the skill sandbox (Landlock and a seccomp socket filter) is unavailable (%v); to run skills without a sandbox set `skills: {allow_unsandboxed: true}` in the config",
 				s.spec.Name, err)), nil
 		}
 		sandboxed = false
@@ -213,14 +214,26 @@ func normalizeArgs(args json.RawMessage) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// endpointEnv are variables that point at agents, buses and daemons (their
+// sockets or credentials); skills do not get them unless Options.PassEnv
+// names them.
+var endpointEnv = []string{
+	"SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS",
+	"DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DOCKER_HOST", "KUBECONFIG",
+}
+
 // scrubEnv drops variables whose names look secret (redact.IsSecretEnvName)
-// unless pass names them exactly, and the ones each run sets itself.
+// or are in endpointEnv unless pass names them exactly, and the ones each
+// run sets itself.
 func scrubEnv(env, pass []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range redact.ScrubEnv(env, pass) {
-		switch name, _, _ := strings.Cut(kv, "="); name {
-		case "TMPDIR", "HOME", "SKILL_DIR":
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "TMPDIR" || name == "HOME" || name == "SKILL_DIR":
 			continue // set per run
+		case slices.Contains(endpointEnv, name) && !slices.Contains(pass, name):
+			continue
 		}
 		out = append(out, kv)
 	}
