@@ -1,0 +1,19 @@
+//go:build linux && amd64
+
+package skills
+
+import (
+	"errors"
+
+	"golang.org/x/sys/unix"
+)
+
+// The socket filter's architecture and system call numbers on amd64.
+const (
+	seccompArchSupported = true
+	seccompAuditArch     = unix.AUDIT_ARCH_X86_64
+	seccompSysSocket     = unix.SYS_SOCKET
+	seccompSysSocketpair = unix.SYS_SOCKETPAIR
+)
+
+var errSeccompArch = errors.New("unreachable on amd64")
