@@ -262,9 +262,9 @@ func nativeCall(tc openai.ToolCall, names map[string]string) tools.Call {
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(raw), &obj); err != nil || obj == nil {
-		why := "it is not a JSON object"
+		why := "the arguments are not a JSON object; send an object such as {\"name\": value}"
 		if err != nil {
-			why = err.Error()
+			why = "the arguments are not valid JSON (" + err.Error() + "); send a JSON object"
 		}
 		call.ParseError = why
 		return call

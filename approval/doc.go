@@ -23,29 +23,79 @@
 //
 // A `command` argument is parsed as bash (mvdan.cc/sh). Every simple command
 // is collected: in lists (&&, ||, ;), pipelines, subshells, command and
-// process substitutions, if/while/for/case bodies, function bodies, the
-// script of `bash -c '…'`/`sh -c '…'`/`eval '…'` (parsed recursively) and the
-// command run by wrappers such as sudo, env, xargs, timeout, nohup and
-// `find -exec`. A variable assignment (`PATH=x`, `export X=y`) is a simple
-// command of its own.
+// process substitutions, if/while/for/case bodies, function bodies, and the
+// scripts other programs run, parsed recursively: `bash -c '…'` (shell
+// options such as -o NAME, -O NAME, --norc and `--` are read properly),
+// a literal here-string or here-document fed to a shell without -c
+// (`bash <<< '…'`), `eval`, `trap 'ACTION' SIG`, `watch '…'`, `su -c`,
+// `runuser -c`, `script -c`, `flock FILE -c`, `env -S '…'`, and the
+// string value of `git -c` keys that git runs (alias.x=!…, core.pager,
+// core.fsmonitor, …). The command run by wrappers is collected too: sudo,
+// doas, env, nice, ionice, timeout, nohup, stdbuf, setsid, chroot, xargs,
+// flock, taskset, chrt, unshare, setpriv, strace, ltrace, valgrind,
+// firejail, systemd-run, runuser, gdb --args, `find -exec`, …; each
+// wrapper's options that take a value are known (sudo --user root,
+// nice -n 5, timeout -s KILL 5), so the value is not taken for the command.
+// A variable assignment (`PATH=x`, `export X=y`) is a simple command of its
+// own.
 //
-// A deny or ask rule matches when ANY simple command matches its pattern; the
-// first word is also compared by its base name (/bin/rm matches "rm *"), and
-// a word with expansions ($VAR, $(…), globs) could be anything, so it matches
-// any pattern word. The call is allowed by rules only when EVERY simple
-// command matches some allow rule, comparing words exactly. A word with
-// expansions never matches a fixed pattern word; only a trailing "*" covers
-// it (an expansion cannot add commands, and its inner substitutions are
-// checked on their own). A command that fails to parse is never allowed: it
-// is asked about.
+// Some commands cannot be identified: a wrapper with an option tact does not
+// know, a program name with $…, `bash -c "$X"`, a shell reading its script
+// from a pipe, a file or the terminal (`echo … | bash`, `bash < f.sh`),
+// `gdb -ex`, `git -c core.hooksPath=…`. Such a call is never allowed by a
+// command rule, and every deny (and ask) rule with a command counts as
+// matching it: the deny reason says the command could not be checked
+// against the deny rules.
+//
+// A deny or ask rule matches when ANY simple command matches its pattern,
+// also in its other readings: without leading assignments (`X=1 rm` is
+// checked as `rm`) and, for git, without git's global options (`git -C x
+// -c k=v --no-pager push` is checked as `git push`). The first word is also
+// compared by its base name (/bin/rm matches "rm *"), and a word with
+// expansions ($VAR, $(…), globs) could be anything, so it matches any
+// pattern word.
+//
+// The call is allowed by command rules only when EVERY simple command
+// matches some allow rule, comparing words exactly as written: leading
+// assignments stay (`FOO=1 git status` is not covered by "git status *";
+// it asks), git's options stay. A word with expansions never matches a fixed
+// pattern word; only a trailing "*" covers it, and only when the expansion
+// cannot run code: plain $VAR / ${VAR} (quoted or not), $(…) and `…`
+// (whose commands are checked on their own), globs and brace expansions.
+// Anywhere in the command, a ${…} with an operator (${x=…}, ${x:-…},
+// ${x@P}, ${#x}, ${x/a/b}, ${x[i]}, ${!x}, …), an arithmetic expansion or
+// command ($((…)), ((…)), let, for ((…)), [[ a -eq b ]], [[ -v a ]]), an
+// array subscript in an assignment, or a builtin that evaluates a
+// subscript in a name (printf -v 'a[…]', read, test -v) or runs a callback
+// (mapfile -C) makes the call not allowable by command rules: bash can run
+// commands hidden in a variable's value there. A command that fails to
+// parse is never allowed: it is asked about. These limits do not apply to a
+// rule for the whole tool (`{tool: shell, decision: allow}`), which allows
+// any command that no deny rule matches.
+//
+// Redirections that write (>, >>, >|, &>, &>>, <>, n>, >&FILE) keep command
+// rules from allowing the call unless every target is a literal path that
+// resolves (against Options.Workdir, after `..` and symlinks, as path rules
+// do) inside the workspace and not inside a .git folder at any depth, or is
+// /dev/null, /dev/stdout or /dev/stderr. A target with ~ or $…, a relative
+// target after cd/pushd/popd, or one written by a nested script (whose
+// directory may differ) also asks. Otherwise the decision is "ask" with a
+// reason (headless: a deny that says why). Allowed calls report
+// "writes to …" in the reason.
 //
 // Patterns are matched word by word: "git log *" matches "git log" with any
 // arguments or none and never "git logout"; "git log*" (a star glued to a
 // word) matches any text there and, as the last word, any words after it; a
 // pattern without a trailing star matches only that many words. Allowing an
 // interpreter or wrapper ("bash *", "sudo *", "xargs *", "export *") allows
-// whatever it runs from a file or from stdin; prefer narrow rules, and allow
+// whatever it runs from a script file; prefer narrow rules, and allow
 // "cd *" so `cd dir && …` works.
+//
+// "Allow for session" (SessionScope) never builds a scope from an option
+// (`git -C sub status` gets no session scope, since "git -C *" would allow
+// `git -C . push`), and offers none for interpreters and program runners
+// (bash, python*, perl, node, awk, sed, find, xargs, env, sudo, ssh,
+// strace, timeout, watch, …), where any prefix rule is wider than its label.
 //
 // # Where approvals come from
 //

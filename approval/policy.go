@@ -126,6 +126,10 @@ type call struct {
 	hasCommand bool
 	script     shellScript
 	shellErr   error
+	// writes are the redirection targets as reported; badWrites says why
+	// some of them keep allow rules from applying.
+	writes    []string
+	badWrites []string
 
 	hasPath bool
 	rel     string // workspace-relative, slash-separated
@@ -141,6 +145,9 @@ func (p *Policy) inspect(req agent.ApprovalRequest) *call {
 	if cmd, ok := stringArg(c.args, "command"); ok {
 		c.hasCommand = true
 		c.script, c.shellErr = analyzeShell(cmd)
+		if c.shellErr == nil {
+			c.writes, c.badWrites = p.checkWrites(c.script)
+		}
 	}
 	if pth, ok := stringArg(c.args, "path"); ok {
 		c.hasPath = true
@@ -218,13 +225,15 @@ func matchTool(pattern string, req agent.ApprovalRequest) bool {
 	return wildMatch(pattern, name)
 }
 
-// matchAny is how deny and ask rules match: any simple command will do.
-func (r *compiled) matchAny(c *call) bool {
+// matchAny is how deny and ask rules match: any simple command will do, in
+// any of its readings. A script with a command tact could not identify
+// matches every rule with a command; why then says what was unknown.
+func (r *compiled) matchAny(c *call) (ok bool, why string) {
 	if !r.matchBase(c) {
-		return false
+		return false, ""
 	}
 	if r.Command == "" {
-		return true
+		return true, ""
 	}
 	cmds := c.script.cmds
 	if c.shellErr != nil {
@@ -233,10 +242,18 @@ func (r *compiled) matchAny(c *call) bool {
 	}
 	for _, sc := range cmds {
 		if r.cmd.match(sc.words, modeDeny) {
-			return true
+			return true, ""
+		}
+		for _, alt := range sc.alts {
+			if r.cmd.match(alt, modeDeny) {
+				return true, ""
+			}
 		}
 	}
-	return false
+	if c.shellErr == nil && len(c.script.unknown) > 0 {
+		return true, c.script.unknown[0]
+	}
+	return false, ""
 }
 
 // allowedBy returns the allow rules that together cover the call, or nil.
@@ -324,17 +341,24 @@ func (p *Policy) decide(ctx context.Context, req agent.ApprovalRequest) (agent.D
 		return agent.Decision{Source: agent.SourceDefault, Reason: reason, Rule: "outside the workspace"}, nil
 	}
 	for _, r := range p.deny {
-		if r.matchAny(c) {
+		if ok, why := r.matchAny(c); ok {
 			reason := r.Message
 			if reason == "" {
 				reason = fmt.Sprintf("%s is denied by rule: %s", name, r.desc)
+			}
+			if why != "" {
+				reason += fmt.Sprintf(" (the command could not be checked against the deny rules: %s)", why)
 			}
 			return agent.Decision{Source: agent.SourceRule, Reason: reason, Rule: r.desc}, nil
 		}
 	}
 	for _, r := range p.ask {
-		if r.matchAny(c) {
-			return p.askFor(ctx, c, r.desc, r.Message)
+		if ok, why := r.matchAny(c); ok {
+			msg := r.Message
+			if why != "" {
+				msg = strings.TrimPrefix(msg+"; ", "; ") + "the command could not be checked against the rules: " + why
+			}
+			return p.askFor(ctx, c, r.desc, msg)
 		}
 	}
 	if c.hasCommand && c.shellErr != nil {
@@ -343,14 +367,18 @@ func (p *Policy) decide(ctx context.Context, req agent.ApprovalRequest) (agent.D
 	p.mu.RLock()
 	rules := append(append([]*compiled(nil), p.allow...), p.sessions...)
 	p.mu.RUnlock()
+	blocked := c.blocked()
 	if used := allowedBy(rules, c); used != nil {
 		descs := make([]string, len(used))
 		for i, r := range used {
 			descs[i] = r.desc
 		}
+		if blocked != "" && used[0].Command != "" {
+			return p.askFor(ctx, c, "", blocked+", so the allow rules ("+strings.Join(descs, "; ")+") do not apply")
+		}
 		d := agent.Decision{Allow: true, Source: agent.SourceRule, Rule: strings.Join(descs, "; ")}
-		if len(c.script.writes) > 0 {
-			d.Reason = "writes to " + strings.Join(c.script.writes, ", ")
+		if len(c.writes) > 0 {
+			d.Reason = "writes to " + strings.Join(c.writes, ", ")
 		}
 		return d, nil
 	}
@@ -365,7 +393,18 @@ func (p *Policy) decide(ctx context.Context, req agent.ApprovalRequest) (agent.D
 		return agent.Decision{Source: agent.SourceDefault,
 			Reason: fmt.Sprintf("%s is denied by approval.default: deny; allow it in config: %s", name, suggest(req))}, nil
 	}
-	return p.askFor(ctx, c, "", "")
+	return p.askFor(ctx, c, "", blocked)
+}
+
+// blocked says why no command allow rule may cover the call, or "".
+func (c *call) blocked() string {
+	var why []string
+	why = append(why, c.script.noAllow...)
+	for _, u := range c.script.unknown {
+		why = append(why, u+" (so no allow rule can cover it)")
+	}
+	why = append(why, c.badWrites...)
+	return strings.Join(why, "; ")
 }
 
 // askFor handles an "ask": --yes allows, the Asker decides, headless denies.

@@ -196,7 +196,8 @@ func TestHeadless(t *testing.T) {
 	}{
 		{shellReq("git status -s"), `approval: {rules: [{tool: shell, command: "git status *", decision: allow}]}`},
 		{shellReq("ls -la | wc -l"), `command: "ls *"`},
-		{shellReq("$X foo"), `PROGRAM SUBCOMMAND *`},
+		{shellReq("$X foo"), `could not be checked against the rules`},
+		{shellReq("sudo make"), `PROGRAM SUBCOMMAND *`},
 		{shellReq("git push origin"), `rule: shell command "git push *" (config rule 1)`},
 		{shellReq(`echo "x`), "could not be parsed"},
 		{toolReq("write_file", destructive, "builtin", map[string]any{"path": "a"}), `{tool: write_file, decision: allow}`},

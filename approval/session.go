@@ -16,12 +16,29 @@ var twoWordPrograms = map[string]bool{
 	"cargo": true, "rustup": true, "docker": true, "podman": true, "kubectl": true, "helm": true,
 	"make": true, "gh": true, "pip": true, "pip3": true, "uv": true, "poetry": true,
 	"apt": true, "apt-get": true, "brew": true, "systemctl": true, "terraform": true,
-	"dotnet": true, "mvn": true, "gradle": true, "deno": true, "composer": true, "bundle": true,
-	// Interpreters and wrappers: "python *" or "sudo *" would run anything.
-	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
-	"python": true, "python3": true, "node": true, "perl": true, "ruby": true, "php": true,
-	"sudo": true, "doas": true, "env": true, "xargs": true, "eval": true, "exec": true,
-	"command": true, "nohup": true, "timeout": true, "nice": true, "busybox": true,
+	"dotnet": true, "mvn": true, "gradle": true, "composer": true, "bundle": true,
+}
+
+// noScopePrograms run other programs or code given as arguments, so no
+// prefix rule built from their first words is as narrow as its label
+// ("python -c *", "awk *" or "sudo rm *" would allow code or commands the
+// user never saw).
+var noScopePrograms = map[string]bool{
+	"strace": true, "ltrace": true, "ssh": true, "awk": true, "gawk": true, "mawk": true, "nawk": true,
+	"sed": true, "find": true, "xargs": true, "flock": true, "env": true, "sudo": true, "doas": true,
+	"su": true, "runuser": true, "pkexec": true, "perl": true, "ruby": true, "node": true, "nodejs": true,
+	"deno": true, "bun": true, "php": true, "lua": true, "luajit": true, "tclsh": true, "expect": true,
+	"eval": true, "exec": true, "command": true, "builtin": true, "time": true, "nice": true, "nohup": true,
+	"timeout": true, "watch": true, "script": true, "source": true, ".": true, "trap": true, "busybox": true,
+	"gdb": true, "valgrind": true, "firejail": true, "systemd-run": true, "setpriv": true, "unshare": true,
+	"chroot": true, "stdbuf": true, "taskset": true, "ionice": true, "setsid": true, "chrt": true,
+	"fakeroot": true, "osascript": true, "pwsh": true, "Rscript": true, "julia": true,
+}
+
+// noScope reports whether a session scope for the program is refused.
+func noScope(name string) bool {
+	return noScopePrograms[name] || isShell(name) || wrapperSpecs[name] != nil ||
+		strings.HasPrefix(name, "python") || strings.HasPrefix(name, "pypy")
 }
 
 // SessionScope returns the rule that "allow for this session" adds for req
@@ -29,11 +46,15 @@ var twoWordPrograms = map[string]bool{
 //
 // For a call with a `command` argument the scope is the first simple
 // command's first word, or first two words for programs with subcommands
-// (git, go, npm, …) and for interpreters and wrappers, in the space form
-// ("git status *"); it never covers every command. When the command has
-// several simple commands only the first is covered and the label says so.
-// When no safe scope exists (unparsable command, a first word with $…), the
-// rule is empty (Tool == "") and the label explains; do not add it.
+// (git, go, npm, …), in the space form ("git status *"); it never covers
+// every command. When the command has several simple commands only the
+// first is covered and the label says so. When no safe scope exists, the
+// rule is empty (Tool == "") and the label explains; do not add it. That
+// is the case for an unparsable command, a first word with $…, a program
+// with subcommands whose second word is an option (`git -C dir status`:
+// "git -C *" would also allow `git -C . push`), and interpreters and
+// program runners (bash, python*, sudo, env, xargs, find, awk, sed, …),
+// where any prefix rule would allow arbitrary code.
 // For other tools the scope is the tool.
 func SessionScope(req agent.ApprovalRequest) (rule Rule, label string) {
 	var args map[string]json.RawMessage
@@ -57,12 +78,18 @@ func SessionScope(req agent.ApprovalRequest) (rule Rule, label string) {
 	if len(first) == 0 || !plainWord(first[0]) || isAssignment(first[0].text) {
 		return Rule{}, "this command does not start with a plain program name, so it cannot be allowed for the session"
 	}
+	base := path.Base(first[0].text)
+	if noScope(base) {
+		return Rule{}, fmt.Sprintf("%s runs other programs or code, so no rule for the session can be as narrow as this one command", base)
+	}
 	var pattern string
 	switch {
-	case !twoWordPrograms[path.Base(first[0].text)]:
+	case !twoWordPrograms[base]:
 		pattern = first[0].text + " *"
 	case len(first) == 1:
 		pattern = first[0].text // "git" alone: exactly that, not every git command
+	case strings.HasPrefix(first[1].text, "-"):
+		return Rule{}, fmt.Sprintf("the second word of this %s command is an option (%s), so a rule for the session would cover more than its subcommand; allow it once instead", first[0].text, first[1].text)
 	case plainWord(first[1]):
 		pattern = first[0].text + " " + first[1].text + " *"
 	default:

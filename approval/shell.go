@@ -2,18 +2,22 @@ package approval
 
 import (
 	"fmt"
-	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// maxScriptDepth limits how deep `bash -c '…'` and `eval '…'` are followed.
-const maxScriptDepth = 4
+// maxScriptDepth limits how deep `bash -c '…'`, `eval '…'` and wrappers are
+// followed.
+const maxScriptDepth = 8
 
 // simpleCmd is one simple command found in a shell script.
 type simpleCmd struct {
 	words []word
+	// alts are other readings of the command that deny and ask rules also
+	// check: without its leading assignments (X=1 rm), without git's global
+	// options (git -C dir push). Allow rules only look at words.
+	alts [][]word
 }
 
 // String shows the command's words, with unknown words as written.
@@ -25,16 +29,30 @@ func (c simpleCmd) String() string {
 	return strings.Join(parts, " ")
 }
 
+// writeTarget is the file a redirection writes.
+type writeTarget struct {
+	text    string
+	literal bool // no expansion, no leading ~
+	nested  bool // found in a nested script (bash -c, eval), whose directory may differ
+}
+
 // shellScript is the result of analysing a `command` argument.
 type shellScript struct {
 	cmds []simpleCmd
 	// writes lists files written by redirections (> file, >> file, &> file).
-	writes []string
+	writes []writeTarget
+	// noAllow lists why no allow rule may cover the script: expansions that
+	// can run code hidden in variables (${x=…}, ${x@P}, $((…)), ((…))).
+	noAllow []string
+	// unknown lists commands whose program could not be determined (a
+	// wrapper with an unknown option, `bash -c "$X"`, a shell reading its
+	// script from a pipe): they could be anything, so no allow rule covers
+	// them and every deny or ask rule with a command counts as matching.
+	unknown []string
+	// changesDir is set when the script runs cd, pushd or popd, so relative
+	// redirection targets may not be relative to the workspace.
+	changesDir bool
 }
-
-// opaque stands for a script tact cannot see into (`bash -c "$X"`); no
-// pattern can allow it.
-var opaque = simpleCmd{words: []word{{text: "<dynamic script>", literal: false}}}
 
 // analyzeShell parses src as bash and collects every simple command.
 func analyzeShell(src string) (shellScript, error) {
@@ -43,8 +61,25 @@ func analyzeShell(src string) (shellScript, error) {
 	return s, err
 }
 
+func (s *shellScript) markUnknown(why string) {
+	s.unknown = append(s.unknown, why)
+}
+
+func (s *shellScript) markNoAllow(why string) {
+	for _, w := range s.noAllow {
+		if w == why {
+			return
+		}
+	}
+	s.noAllow = append(s.noAllow, why)
+}
+
+func parseScript(src string) (*syntax.File, error) {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+}
+
 func (s *shellScript) add(src string, depth int) error {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	f, err := parseScript(src)
 	if err != nil {
 		return fmt.Errorf("parse shell command: %w", err)
 	}
@@ -54,19 +89,10 @@ func (s *shellScript) add(src string, depth int) error {
 			return false
 		}
 		switch x := n.(type) {
-		case *syntax.CallExpr:
-			var ws []word
-			for _, a := range x.Assigns {
-				ws = append(ws, assignWord(a))
+		case *syntax.Stmt:
+			if ce, ok := x.Cmd.(*syntax.CallExpr); ok {
+				walkErr = s.callExpr(ce, x, depth)
 			}
-			if len(x.Args) == 0 {
-				s.cmds = append(s.cmds, simpleCmd{words: ws})
-				break
-			}
-			for _, a := range x.Args {
-				ws = append(ws, wordOf(a))
-			}
-			walkErr = s.addCommand(simpleCmd{words: ws}, depth)
 		case *syntax.DeclClause:
 			ws := []word{{text: x.Variant.Value, literal: true}}
 			for _, a := range x.Args {
@@ -75,7 +101,33 @@ func (s *shellScript) add(src string, depth int) error {
 			s.cmds = append(s.cmds, simpleCmd{words: ws})
 		case *syntax.Redirect:
 			if t, ok := redirectTarget(x); ok {
+				t.nested = depth > 0
 				s.writes = append(s.writes, t)
+			}
+		case *syntax.ParamExp:
+			if !plainParam(x) {
+				s.markNoAllow("a ${…} expansion with an operator can assign variables or run code")
+			}
+		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
+			s.markNoAllow("arithmetic evaluation can run commands hidden in variables")
+		case *syntax.Assign:
+			if x.Index != nil {
+				s.markNoAllow("an array subscript is evaluated as arithmetic, which can run commands")
+			}
+		case *syntax.ArrayElem:
+			if x.Index != nil {
+				s.markNoAllow("an array subscript is evaluated as arithmetic, which can run commands")
+			}
+		case *syntax.BinaryTest:
+			switch x.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				if !digitsWord(x.X) || !digitsWord(x.Y) {
+					s.markNoAllow("[[ … -eq … ]] evaluates arithmetic, which can run commands hidden in variables")
+				}
+			}
+		case *syntax.UnaryTest:
+			if x.Op == syntax.TsVarSet || x.Op == syntax.TsRefVar {
+				s.markNoAllow("[[ -v … ]] evaluates array subscripts, which can run commands")
 			}
 		}
 		return true
@@ -83,162 +135,38 @@ func (s *shellScript) add(src string, depth int) error {
 	return walkErr
 }
 
-// addCommand records c and whatever it runs: the inner command of wrappers
-// (sudo, env, xargs, …) and the scripts of `sh -c` and `eval`.
-func (s *shellScript) addCommand(c simpleCmd, depth int) error {
-	s.cmds = append(s.cmds, c)
-	ws := c.words
-	// Skip leading assignments (FOO=1 cmd): they stay in c, the inner
-	// analysis looks at the command itself.
-	for len(ws) > 0 && ws[0].literal && isAssignment(ws[0].text) {
-		ws = ws[1:]
+func (s *shellScript) callExpr(ce *syntax.CallExpr, stmt *syntax.Stmt, depth int) error {
+	var ws []word
+	for _, a := range ce.Assigns {
+		ws = append(ws, assignWord(a))
 	}
-	if len(ws) == 0 || !ws[0].literal {
+	if len(ce.Args) == 0 {
+		s.cmds = append(s.cmds, simpleCmd{words: ws})
 		return nil
 	}
-	name := path.Base(ws[0].text)
-	args := ws[1:]
-	if depth >= maxScriptDepth {
-		if isShell(name) || name == "eval" || wrapperArgs[name] != nil {
-			s.cmds = append(s.cmds, opaque)
-		}
-		return nil
+	for _, a := range ce.Args {
+		ws = append(ws, wordOf(a))
 	}
-	switch {
-	case isShell(name):
-		script, ok := shellScriptArg(args)
-		if !ok {
-			return nil
-		}
-		if !script.literal {
-			s.cmds = append(s.cmds, opaque)
-			return nil
-		}
-		return s.add(script.text, depth+1)
-	case name == "eval":
-		var parts []string
-		for _, a := range args {
-			if !a.literal {
-				s.cmds = append(s.cmds, opaque)
-				return nil
-			}
-			parts = append(parts, a.text)
-		}
-		if len(parts) == 0 {
-			return nil
-		}
-		return s.add(strings.Join(parts, " "), depth+1)
-	case name == "find":
-		for i := 0; i < len(args); i++ {
-			switch args[i].text {
-			case "-exec", "-execdir", "-ok", "-okdir":
-				j := i + 1
-				for j < len(args) && args[j].text != ";" && args[j].text != "+" {
-					j++
-				}
-				if j > i+1 {
-					if err := s.addCommand(simpleCmd{words: args[i+1 : j]}, depth+1); err != nil {
-						return err
-					}
-				}
-				i = j
-			}
-		}
-	case wrapperArgs[name] != nil:
-		inner := skipOptions(name, args)
-		if len(inner) > 0 {
-			return s.addCommand(simpleCmd{words: inner}, depth+1)
-		}
-	}
-	return nil
+	return s.addCommand(simpleCmd{words: ws}, stmt, depth)
 }
 
-// wrapperArgs lists commands that run another command, with the options
-// that take a value (so the value is not taken for the command).
-var wrapperArgs = map[string]map[string]bool{
-	"sudo":    {"-u": true, "-g": true, "-C": true, "-h": true, "-p": true, "-r": true, "-t": true, "-U": true, "-D": true},
-	"doas":    {"-u": true, "-C": true},
-	"env":     {"-u": true, "-C": true, "-S": true, "--unset": true, "--chdir": true},
-	"command": {},
-	"builtin": {},
-	"exec":    {"-a": true},
-	"nohup":   {},
-	"nice":    {"-n": true},
-	"time":    {"-f": true, "-o": true},
-	"timeout": {"-k": true, "-s": true, "--kill-after": true, "--signal": true},
-	"xargs":   {"-I": true, "-n": true, "-P": true, "-d": true, "-L": true, "-s": true, "-E": true, "-a": true, "--arg-file": true, "--delimiter": true, "--max-args": true, "--max-procs": true},
-	"stdbuf":  {"-i": true, "-o": true, "-e": true},
-	"setsid":  {},
-	"ionice":  {"-c": true, "-n": true, "-p": true},
-	"chroot":  {},
-	"watch":   {"-n": true},
-	"busybox": {},
+// plainParam reports whether p is $NAME or ${NAME} without any operator.
+func plainParam(p *syntax.ParamExp) bool {
+	return p.Param != nil && p.Flags == nil &&
+		!p.Excl && !p.Length && !p.Width && !p.IsSet &&
+		p.Split == syntax.OptUnset && p.GlobSubst == syntax.OptUnset && p.RcExpand == syntax.OptUnset &&
+		p.NestedParam == nil && p.Index == nil &&
+		len(p.Modifiers) == 0 && p.Slice == nil &&
+		p.Repl == nil && p.Names == 0 && p.Exp == nil
 }
 
-// skipOptions returns the command a wrapper runs.
-func skipOptions(name string, args []word) []word {
-	takesValue := wrapperArgs[name]
-	i := 0
-	for i < len(args) {
-		t := args[i].text
-		switch {
-		case !args[i].literal:
-			return args[i:]
-		case t == "--":
-			i++
-			return tail(args, i, name)
-		case strings.HasPrefix(t, "-") && len(t) > 1:
-			if takesValue[t] {
-				i++
-			}
-			i++
-		case name == "env" && isAssignment(t):
-			i++
-		default:
-			return tail(args, i, name)
-		}
+func digitsWord(e syntax.TestExpr) bool {
+	w, ok := e.(*syntax.Word)
+	if !ok {
+		return false
 	}
-	return nil
-}
-
-func tail(args []word, i int, name string) []word {
-	if i >= len(args) {
-		return nil
-	}
-	switch name {
-	case "timeout":
-		i++ // the duration
-	case "chroot":
-		i++ // the new root
-	}
-	if i >= len(args) {
-		return nil
-	}
-	return args[i:]
-}
-
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true}
-
-func isShell(name string) bool { return shells[name] }
-
-// shellScriptArg finds the script of `sh [-opts] -c SCRIPT`.
-func shellScriptArg(args []word) (word, bool) {
-	for i, a := range args {
-		if !a.literal {
-			return word{}, false
-		}
-		t := a.text
-		if !strings.HasPrefix(t, "-") || t == "-" || t == "--" {
-			return word{}, false
-		}
-		if !strings.HasPrefix(t, "--") && strings.ContainsRune(t, 'c') {
-			if i+1 < len(args) {
-				return args[i+1], true
-			}
-			return word{}, false
-		}
-	}
-	return word{}, false
+	ww := wordOf(w)
+	return ww.literal && isDigits(strings.TrimPrefix(ww.text, "-"))
 }
 
 func isAssignment(t string) bool {
@@ -369,24 +297,82 @@ func unescapeDouble(s string) string {
 }
 
 // redirectTarget returns the file a redirection writes, if any.
-func redirectTarget(r *syntax.Redirect) (string, bool) {
+func redirectTarget(r *syntax.Redirect) (writeTarget, bool) {
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob,
 		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.DplOut:
 	default:
-		return "", false
+		return writeTarget{}, false
 	}
 	if r.Word == nil {
-		return "", false
+		return writeTarget{}, false
 	}
 	w := wordOf(r.Word)
-	if r.Op == syntax.DplOut && (w.text == "-" || isDigits(w.text)) {
-		return "", false // 2>&1 duplicates a descriptor
+	if r.Op == syntax.DplOut && w.literal && (w.text == "-" || isDigits(strings.TrimSuffix(w.text, "-"))) {
+		return writeTarget{}, false // 2>&1 duplicates a descriptor
 	}
-	if w.text == "/dev/null" {
+	if w.literal && w.text == "/dev/null" {
+		return writeTarget{}, false
+	}
+	lit := w.literal
+	if len(r.Word.Parts) > 0 {
+		if l, ok := r.Word.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(l.Value, "~") {
+			lit = false // tilde expansion: ~/x is in the home folder
+		}
+	}
+	return writeTarget{text: w.text, literal: lit}, true
+}
+
+// stdinScript returns the script a shell without -c reads from standard
+// input, when the statement feeds it a literal here-document or here-string.
+func stdinScript(stmt *syntax.Stmt) (string, bool) {
+	if stmt == nil {
 		return "", false
 	}
-	return w.text, true
+	var last *syntax.Redirect
+	for _, r := range stmt.Redirs {
+		if r.N != nil && r.N.Value != "0" {
+			continue
+		}
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			last = r
+		}
+	}
+	if last == nil {
+		return "", false
+	}
+	switch last.Op {
+	case syntax.WordHdoc:
+		w := wordOf(last.Word)
+		return w.text, w.literal
+	case syntax.Hdoc, syntax.DashHdoc:
+		if last.Hdoc == nil {
+			return "", true
+		}
+		quoted := false
+		for _, p := range last.Word.Parts {
+			if _, ok := p.(*syntax.Lit); !ok {
+				quoted = true
+			} else if strings.ContainsRune(p.(*syntax.Lit).Value, '\\') {
+				quoted = true
+			}
+		}
+		var b strings.Builder
+		for _, p := range last.Hdoc.Parts {
+			l, ok := p.(*syntax.Lit)
+			if !ok {
+				return "", false
+			}
+			if quoted {
+				b.WriteString(l.Value)
+			} else {
+				b.WriteString(unescapeDouble(l.Value))
+			}
+		}
+		return b.String(), true
+	}
+	return "", false
 }
 
 func isDigits(s string) bool {
@@ -412,7 +398,8 @@ func crudeCommands(src string) []simpleCmd {
 			ws = append(ws, word{text: strings.Trim(t, `"'\`), literal: true})
 		}
 		if len(ws) > 0 {
-			out = append(out, simpleCmd{words: ws})
+			alts, _, _ := commandAlts(ws)
+			out = append(out, simpleCmd{words: ws, alts: alts})
 		}
 	}
 	return out

@@ -30,6 +30,9 @@ type config struct {
 	// here makes a ```json fence a call.
 	triggers string
 	leading  leading
+	// tagFences makes markup inside a ```xml (```tool_call, ```tool_action)
+	// fence count: text protocols, whose models often fence their calls.
+	tagFences bool
 }
 
 // captureStatus is what advance found out about the markup being captured.
@@ -102,6 +105,7 @@ type detector struct {
 	atStart    bool // only whitespace (or markup) so far: a leading JSON object counts
 	fences     bool // a ```json fence is a call (the json protocol)
 	code       int  // text mode: 0, or the backtick run that opened the code span/fence we are in
+	tagFence   bool // text mode: inside a ```xml (or ```tool_call…) fence, where markup still counts
 	maxCapture int
 
 	// capture state
@@ -185,6 +189,7 @@ func (d *detector) Flush() []Segment {
 	d.capturing = false
 	d.atStart = true
 	d.code = 0
+	d.tagFence = false
 	return d.out
 }
 
@@ -268,6 +273,25 @@ func (d *detector) text(s string) {
 					continue
 				}
 			}
+			if d.tagFence && n >= len(fence) {
+				d.tagFence = false // the end of a ```xml fence
+				i = j + n
+				continue
+			}
+			if d.code == 0 && d.cfg.tagFences && !d.tagFence && n == len(fence) {
+				// Models often wrap a call in ```xml: such a fence stays
+				// visible but its markup still counts.
+				switch matchTagFence(s[j:]) {
+				case matchMore:
+					d.emitText(s[start:j])
+					d.buf = append(d.buf, s[j:]...)
+					return
+				case matchYes:
+					d.tagFence = true
+					i = j + n
+					continue
+				}
+			}
 			switch {
 			case d.code == 0:
 				d.code = n
@@ -335,6 +359,30 @@ func matchOpener(s string) (match, string) {
 		}
 	}
 	return matchNo, ""
+}
+
+// tagFenceLangs are the fence languages whose content is tool markup.
+var tagFenceLangs = []string{"xml", "tool_call", "tool_action", "tool_code"}
+
+// matchTagFence judges whether s (starting with ```) opens a fence whose
+// language is one of tagFenceLangs. It asks for more input until the
+// language word is complete (at most a short line).
+func matchTagFence(s string) match {
+	rest := s[len(fence):]
+	k := 0
+	for k < len(rest) && (rest[k] == '_' || rest[k] >= 'a' && rest[k] <= 'z' || rest[k] >= 'A' && rest[k] <= 'Z') {
+		k++
+	}
+	lang := strings.ToLower(rest[:k])
+	for _, l := range tagFenceLangs {
+		switch {
+		case lang == l && k < len(rest):
+			return matchYes
+		case k == len(rest) && strings.HasPrefix(l, lang):
+			return matchMore // the word may go on in the next chunk
+		}
+	}
+	return matchNo
 }
 
 // matchFence judges "```json" or "```" followed by optional space and "{".

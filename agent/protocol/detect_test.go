@@ -146,6 +146,8 @@ var detectCases = []struct {
 	{"no name then call", []string{"tool_action", "xml"},
 		`Use <tool_action id="1"> tags: <tool_action name="vector-search"><query value="x"/></tool_action>!`,
 		`Use <tool_action id="1"> tags: !`, []wantCall{{"vector-search", `{"query":"x"}`, ""}}, false},
+	{"broken opening tag keeps name", []string{"tool_action"}, `<tool_action name=calculator =5><a value="1"/></tool_action>`,
+		"", []wantCall{{"calculator", "<nil>", "opening tag could not be read"}}, false},
 	{"empty name attribute", []string{"tool_action"}, `<tool_action name=""><x value="1"/></tool_action>`, "", []wantCall{{"", "<nil>", "no name"}}, false},
 	// Markup inside a code span or fenced block is text.
 	{"code span", []string{"native", "tool_action", "json", "xml"},
@@ -154,8 +156,16 @@ var detectCases = []struct {
 	{"double backtick span", []string{"native", "tool_action", "xml"},
 		"``a ` <tool_action name=\"vector-search\"/>`` ok", "``a ` <tool_action name=\"vector-search\"/>`` ok", nil, false},
 	{"fenced block", []string{"native", "tool_action", "json", "xml"},
-		"Example:\n```xml\n<tool_action name=\"calculator\"><a value=\"1\"/></tool_action>\n<tool_call>\n```\nafter <tool_action name=\"vector-search\"><query value=\"x\"/></tool_action>.",
-		"Example:\n```xml\n<tool_action name=\"calculator\"><a value=\"1\"/></tool_action>\n<tool_call>\n```\nafter .", []wantCall{{"vector-search", `{"query":"x"}`, ""}}, false},
+		"Example:\n```go\n<tool_action name=\"calculator\"><a value=\"1\"/></tool_action>\n<tool_call>\n```\nafter <tool_action name=\"vector-search\"><query value=\"x\"/></tool_action>.",
+		"Example:\n```go\n<tool_action name=\"calculator\"><a value=\"1\"/></tool_action>\n<tool_call>\n```\nafter .", []wantCall{{"vector-search", `{"query":"x"}`, ""}}, false},
+	// In native mode an ```xml fence is documentation too.
+	{"xml fence in native mode", []string{"native"},
+		"Example:\n```xml\n<tool_action name=\"calculator\"><a value=\"1\"/></tool_action>\n```\n",
+		"Example:\n```xml\n<tool_action name=\"calculator\"><a value=\"1\"/></tool_action>\n```\n", nil, false},
+	// Text protocols: models often fence their call in ```xml; it runs, the fence stays visible.
+	{"call in an xml fence", []string{"tool_action", "json", "xml"},
+		"Calling:\n```xml\n<tool_action name=\"vector-search\"><query value=\"x\"/></tool_action>\n```\nafter `<tool_call>` done",
+		"Calling:\n```xml\n\n```\nafter `<tool_call>` done", []wantCall{{"vector-search", `{"query":"x"}`, ""}}, false},
 	{"stray backtick ends at newline", []string{"native", "tool_action", "xml"},
 		"a stray ` tick\n<tool_action name=\"vector-search\"><query value=\"x\"/></tool_action>",
 		"a stray ` tick\n", []wantCall{{"vector-search", `{"query":"x"}`, ""}}, false},

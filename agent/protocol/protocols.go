@@ -49,9 +49,9 @@ func (p textProtocol) Prompt(specs []tools.Spec) string { return GenerateToolPro
 
 // NewDetector implements Protocol.
 func (p textProtocol) NewDetector(specs []tools.Spec) Detector {
-	cfg := config{triggers: "<", leading: leadKeyed}
+	cfg := config{triggers: "<", leading: leadKeyed, tagFences: !p.native}
 	if p.name == "json" {
-		cfg = config{triggers: "<`", leading: leadAny}
+		cfg = config{triggers: "<`", leading: leadAny, tagFences: true}
 	}
 	return newDetector(cfg, newSpecIndex(specs))
 }
