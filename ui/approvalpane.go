@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"tact/agent"
 	"tact/approval"
@@ -234,12 +235,24 @@ func (m *Model) approvalView(maxLines int) []string {
 	return append([]string{border}, out...)
 }
 
-// flowJoin lays items out left to right, wrapping at width.
+// flowJoin lays items out left to right, wrapping at width; an item wider
+// than width gets lines of its own, its continuation indented.
 func flowJoin(items []string, sep string, width int) []string {
 	var lines []string
 	cur := ""
 	for _, it := range items {
 		switch {
+		case lipgloss.Width(it) > width:
+			if cur != "" {
+				lines = append(lines, cur)
+				cur = ""
+			}
+			for i, l := range strings.Split(ansi.Wrap(it, max(width-2, 10), ""), "\n") {
+				if i > 0 {
+					l = "  " + l
+				}
+				lines = append(lines, l)
+			}
 		case cur == "":
 			cur = it
 		case lipgloss.Width(cur)+len(sep)+lipgloss.Width(it) <= width:

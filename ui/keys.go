@@ -77,10 +77,28 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	// Give the input its full height while it takes the key, so it never
 	// scrolls its first lines away before layout grows it to fit.
 	m.input.SetHeight(maxInputRows)
+	lines := m.input.LineCount()
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
+	if n := m.input.LineCount(); n < lines && n <= maxInputRows {
+		m.unscrollInput()
+	}
 	m.layout()
 	return cmd
+}
+
+// unscrollInput scrolls the input back to its first line, keeping the
+// cursor, once every line fits again (the textarea keeps its offset when
+// lines are deleted).
+func (m *Model) unscrollInput() {
+	row := m.input.Line()
+	li := m.input.LineInfo()
+	col := li.StartColumn + li.ColumnOffset
+	m.input.SetValue(m.input.Value()) // back to the top, cursor at the end
+	for m.input.Line() > row {
+		m.input.CursorUp()
+	}
+	m.input.SetCursor(col)
 }
 
 func (m *Model) ctrlC() tea.Cmd {

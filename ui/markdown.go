@@ -246,7 +246,7 @@ func wrapHanging(text string, width int) []string {
 			continue
 		}
 		ind := hangIndent(line)
-		if ind > width/2 {
+		if ind > width-20 {
 			ind = min(leadingSpaces(line)+2, width/2)
 		}
 		out = append(out, pieces[0])

@@ -159,12 +159,20 @@ func (m *Model) statusBar() string {
 	}
 	s := join(append(full, wd)...)
 	if ansi.StringWidth(s) > m.width {
-		short := []string{m.modelLabel(), proto, m.toolCount(), fmt.Sprintf("%d tokens", m.tokens)}
-		s = join(short...)
-		if wd != "" {
-			room := m.width - ansi.StringWidth(s) - len(" │ ")
-			s = join(append(short, middleCut(wd, max(room, 8)))...)
+		model := m.modelLabel()
+		if m.opts.Demo {
+			model = strings.Replace(model, " (offline demo)", " (demo)", 1)
 		}
+		short := []string{model, proto, m.toolCount(), fmt.Sprintf("%d tokens", m.tokens)}
+		room := m.width - ansi.StringWidth(join(short...)) - 3
+		if wd != "" && room < 12 {
+			short[3] = fmt.Sprintf("%d tok", m.tokens)
+			room = m.width - ansi.StringWidth(join(short...)) - 3
+		}
+		if wd != "" {
+			short = append(short, middleCut(wd, max(room, 8)))
+		}
+		s = join(short...)
 	}
 	s = ansi.Truncate(s, m.width, "…")
 	if pad := m.width - ansi.StringWidth(s); pad > 0 {
