@@ -106,6 +106,7 @@ type detector struct {
 	fences     bool // a ```json fence is a call (the json protocol)
 	code       int  // text mode: 0, or the backtick run that opened the code span/fence we are in
 	tagFence   bool // text mode: inside a ```xml (or ```tool_call…) fence, where markup still counts
+	fast       bool // Feed may take its fast path (see updateFast)
 	maxCapture int
 
 	// capture state
@@ -139,11 +140,10 @@ func (d *detector) Feed(chunk string) []Segment {
 	// character is visible as it is.
 	// Inside an inline code span a newline matters too, so that state
 	// takes the slow path.
-	if n := len(chunk); n > 0 && !d.capturing && !d.atStart && len(d.buf) == 0 &&
-		(d.code == 0 || d.code >= len(fence)) &&
+	if n := len(chunk); d.fast && n > 0 &&
 		(chunk[n-1] < utf8.RuneSelf || partialRune(chunk) == 0) &&
 		!hasMarkupByte(chunk) {
-		d.one[0] = Segment{Text: chunk}
+		d.one[0].Text = chunk // the other fields of d.one stay zero
 		return d.one[:]
 	}
 	d.out = d.out[:0]
@@ -162,7 +162,16 @@ func (d *detector) Feed(chunk string) []Segment {
 	default:
 		d.text(chunk)
 	}
+	d.updateFast()
 	return d.out
+}
+
+// updateFast records whether the next chunk may take Feed's fast path:
+// plain text mode with nothing held back, past the start of the reply, and
+// not inside an inline code span (where a newline matters). The state only
+// changes on the slow path and in Flush, which call this.
+func (d *detector) updateFast() {
+	d.fast = !d.capturing && !d.atStart && len(d.buf) == 0 && (d.code == 0 || d.code >= len(fence))
 }
 
 // Flush implements Detector.
@@ -190,6 +199,7 @@ func (d *detector) Flush() []Segment {
 	d.atStart = true
 	d.code = 0
 	d.tagFence = false
+	d.updateFast()
 	return d.out
 }
 
