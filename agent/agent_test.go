@@ -349,7 +349,9 @@ func TestParallelToolCalls(t *testing.T) {
 	if err := f.run(t, "sleep 8 times"); err != nil {
 		t.Fatal(err)
 	}
-	if el := time.Since(start); el > 900*time.Millisecond {
+	// One after another they would take 1.6 s; the whole turn (two model
+	// requests under -race on a busy CI machine included) must stay below.
+	if el := time.Since(start); el > 1500*time.Millisecond {
 		t.Errorf("turn took %s; 8×200 ms calls did not run in parallel", el)
 	}
 	if len(spans) != 8 {
