@@ -73,7 +73,7 @@ type Options struct {
 // Agent holds one conversation. Run calls are serialised; settings may be
 // changed between turns.
 type Agent struct {
-	run sync.Mutex // held for a whole turn
+	runMu sync.Mutex // held for a whole turn
 
 	mu      sync.Mutex // guards the fields below
 	opts    Options

@@ -20,8 +20,13 @@ import (
 // Every outcome ends with an EventDone sent to sink. Run returns the error
 // reported in EventError, ctx's error when cancelled, and nil otherwise.
 func (a *Agent) Run(ctx context.Context, input string, sink Sink) error {
-	a.run.Lock()
-	defer a.run.Unlock()
+	return a.run(ctx, input, false, sink)
+}
+
+// run is Run, or Retry when retry is set (no new user message).
+func (a *Agent) run(ctx context.Context, input string, retry bool, sink Sink) error {
+	a.runMu.Lock()
+	defer a.runMu.Unlock()
 	if sink == nil {
 		sink = func(Event) {}
 	}
@@ -47,8 +52,29 @@ func (a *Agent) Run(ctx context.Context, input string, sink Sink) error {
 		a.current = nil
 		a.mu.Unlock()
 	}()
-	t := &turn{a: a, sink: sink}
+	t := &turn{a: a, sink: sink, retry: retry}
 	return t.run(ctx, input)
+}
+
+// Retry runs the loop again after a turn failed, on the history as it is:
+// the user's message is not added a second time, and a partial answer the
+// failure left at the end (marked "[answer cut off…]") is dropped from the
+// history sent to the model (the session file keeps it). Events and the
+// result are as for Run.
+func (a *Agent) Retry(ctx context.Context, sink Sink) error {
+	a.mu.Lock()
+	if n := len(a.history); n > 0 {
+		last := a.history[n-1]
+		if last.Role == openai.ChatMessageRoleAssistant && len(last.ToolCalls) == 0 && strings.Contains(last.Content, "\n\n[answer cut off") {
+			a.history = a.history[:n-1]
+		}
+	}
+	empty := len(a.history) == 0 || a.history[len(a.history)-1].Role == openai.ChatMessageRoleAssistant
+	a.mu.Unlock()
+	if empty {
+		return errors.New("nothing to retry: the conversation ends with an answer")
+	}
+	return a.run(ctx, "", true, sink)
 }
 
 // turn is the state of one Run.
@@ -56,6 +82,7 @@ type turn struct {
 	a          *Agent
 	sink       Sink
 	iterations int
+	retry      bool // the user message is already in the history
 }
 
 // response is one model response with what the detector found in it.
@@ -70,8 +97,10 @@ type response struct {
 }
 
 func (t *turn) run(ctx context.Context, input string) error {
-	if err := t.a.appendMessage(llm.Message{Role: openai.ChatMessageRoleUser, Content: input}); err != nil {
-		return t.fail(err)
+	if !t.retry {
+		if err := t.a.appendMessage(llm.Message{Role: openai.ChatMessageRoleUser, Content: input}); err != nil {
+			return t.fail(err)
+		}
 	}
 	for {
 		t.iterations++

@@ -211,7 +211,7 @@ func (m *Model) approvalView(maxLines int) []string {
 	keys := flowJoin(choices, "   ", w)
 	if m.reasoning {
 		m.reason.Width = max(w-len(m.reason.Prompt)-2, 10)
-		keys = []string{m.reason.View(), st.help.Render("enter send reason · esc back")}
+		keys = []string{m.reason.View()} // the help line says "enter send reason · esc back"
 	}
 	room := maxLines - len(out) - len(keys) - 1 // 1: the border
 	args := m.argLines(r.req, w-2)

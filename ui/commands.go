@@ -229,7 +229,11 @@ func (m *Model) toolsText() string {
 	}
 	sort.Strings(sources)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d active tools\n", len(specs))
+	if len(specs) == 1 {
+		b.WriteString("1 active tool\n")
+	} else {
+		fmt.Fprintf(&b, "%d active tools\n", len(specs))
+	}
 	for _, src := range sources {
 		fmt.Fprintf(&b, "%s:\n", src)
 		for _, s := range bySource[src] {

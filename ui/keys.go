@@ -66,7 +66,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 	case "ctrl+r":
 		if m.canRetry && !m.running {
-			return m.startTurn(m.lastPrompt)
+			return m.startRetry()
 		}
 		return nil
 	}
@@ -76,11 +76,11 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	m.quitWarn = time.Time{}
 	// Give the input its full height while it takes the key, so it never
 	// scrolls its first lines away before layout grows it to fit.
-	m.input.SetHeight(maxInputRows)
+	m.input.SetHeight(m.maxInputRows())
 	lines := m.input.LineCount()
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
-	if n := m.input.LineCount(); n < lines && n <= maxInputRows {
+	if n := m.input.LineCount(); n < lines && n <= m.maxInputRows() {
 		m.unscrollInput()
 	}
 	m.layout()

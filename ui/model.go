@@ -7,6 +7,7 @@ package ui
 import (
 	"context"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -401,19 +402,43 @@ func (m *Model) startTurn(prompt string) tea.Cmd {
 		return nil
 	}
 	m.add(&entry{kind: kindUser, text: prompt})
-	m.lastPrompt, m.canRetry = prompt, false
+	m.lastPrompt = prompt
+	ag := m.opts.Agent
+	return m.launch(func(ctx context.Context, sink agent.Sink) { _ = ag.Run(ctx, prompt, sink) })
+}
+
+// startRetry runs the failed turn again; the agent still has the user's
+// message, so it is not sent twice.
+func (m *Model) startRetry() tea.Cmd {
+	m.add(&entry{kind: kindNotice, text: "retrying: " + oneLinePreview(m.lastPrompt)})
+	ag := m.opts.Agent
+	return m.launch(func(ctx context.Context, sink agent.Sink) { _ = ag.Retry(ctx, sink) })
+}
+
+// launch starts a turn in the background; its error arrives as an EventError.
+func (m *Model) launch(turn func(context.Context, agent.Sink)) tea.Cmd {
+	m.canRetry = false
 	m.scrollBack, m.newOutput = 0, false
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel, m.running, m.cancelling = cancel, true, false
 	m.phase, m.phaseStart = "", time.Time{}
 	m.setPhase("waiting for the model")
 	m.layout()
-	ag, sink := m.opts.Agent, m.bridge.sink()
+	sink := m.bridge.sink()
 	run := func() tea.Msg {
-		_ = ag.Run(ctx, prompt, sink) // the error arrives as an EventError
+		turn(ctx, sink)
 		return nil
 	}
 	return tea.Batch(run, m.spin.Tick)
+}
+
+// oneLinePreview is the start of s on one line.
+func oneLinePreview(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:60]) + "…"
+	}
+	return s
 }
 
 // cancelTurn stops the running turn; what was said stays.

@@ -467,3 +467,17 @@ func TestRAfterErrorTypes(t *testing.T) {
 		t.Errorf("sent %q, want the typed message whole", last.Content)
 	}
 }
+
+// TestLongSingleLineGrowsTheInput: a long line without newlines wraps in the
+// input box, which grows so its start stays visible.
+func TestLongSingleLineGrowsTheInput(t *testing.T) {
+	m := sized(New(Options{Model: "m", Theme: "dark"}), 60, 30)
+	keyRunes(m, "start-of-the-prompt "+strings.Repeat("word ", 30)+"END")
+	if h := m.inputHeight(); h < 3 {
+		t.Fatalf("input height %d for a ~170-character line at 60 columns, want at least 3", h)
+	}
+	view := m.View()
+	if !strings.Contains(view, "start-of-the-prompt") || !strings.Contains(view, "END") {
+		t.Errorf("the start and the end of a long line should both be visible:\n%s", view)
+	}
+}

@@ -219,8 +219,22 @@ func TestRetryAfterStreamError(t *testing.T) {
 	h.key(tea.KeyCtrlR)
 	h.waitNew("complete answer")
 	h.waitRequests(2)
-	if last := fakeopenai.LastMessage(h.srv.Requests()[1]); last.Content != "question" {
+	req := h.srv.Requests()[1]
+	if last := fakeopenai.LastMessage(req); last.Content != "question" {
 		t.Errorf("retry sent %q, want the last prompt", last.Content)
+	}
+	// The prompt goes once, and the cut-off partial answer is not sent back.
+	users := 0
+	for _, msg := range req.Messages {
+		if msg.Role == "user" {
+			users++
+		}
+		if strings.Contains(msg.Content, "answer cut off") {
+			t.Errorf("the retry sent the cut-off partial answer: %q", msg.Content)
+		}
+	}
+	if users != 1 {
+		t.Errorf("the retry request has %d user messages, want 1", users)
 	}
 }
 

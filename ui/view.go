@@ -11,13 +11,36 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// maxInputRows is the most text rows the input box grows to.
-const maxInputRows = 5
+// maxInputRows is the most text rows the input box grows to: a third of
+// the window, between 3 and 12.
+func (m *Model) maxInputRows() int { return min(max(m.height/3, 3), 12) }
 
 // inputHeight is the number of text rows of the input box.
 func (m *Model) inputHeight() int {
-	n := m.input.LineCount()
-	return min(max(n, 1), maxInputRows)
+	// Count wrapped rows, not only lines: one long line needs several.
+	w := max(m.input.Width(), 1)
+	n := 0
+	for _, line := range strings.Split(m.input.Value(), "\n") {
+		n += wrappedRows(line, w)
+	}
+	return min(max(n, 1), m.maxInputRows())
+}
+
+// wrappedRows counts the rows a line takes when wrapped at word boundaries
+// to width w, as the input box wraps it (over-long words are cut).
+func wrappedRows(line string, w int) int {
+	rows, col := 1, 0
+	for _, word := range strings.SplitAfter(line, " ") {
+		ww := ansi.StringWidth(word)
+		if col > 0 && col+ww > w {
+			rows, col = rows+1, 0
+		}
+		for ww > w {
+			rows, ww = rows+1, ww-w
+		}
+		col += ww
+	}
+	return rows
 }
 
 // layout sizes the input for the window.
