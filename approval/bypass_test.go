@@ -232,3 +232,150 @@ func TestRedirectSymlink(t *testing.T) {
 		}
 	}
 }
+
+// review2Rules are the rules of the second security review.
+func review2Rules() []Rule {
+	var rs []Rule
+	for _, c := range []string{"git status *", "git diff *", "git log *", "ls *", "cat *", "sort *", "uniq *",
+		"go test *", "go build *", "go vet *", "rg *", "find *", "grep *", "wc *", "true"} {
+		rs = append(rs, allow(c))
+	}
+	return append(rs, deny("rm *", "no rm"), deny("git push *", "no push"))
+}
+
+// TestWriteAndRunOptions holds the second review's findings: writes through
+// options and operands, and options that run programs.
+func TestWriteAndRunOptions(t *testing.T) {
+	cases := []struct {
+		name, cmd, want string
+		contains        string // looked for in the headless Reason + " | " + Rule
+	}{
+		// 1. find -delete is rm; find's file-printing actions write.
+		{"find -delete", `find . -delete`, "deny", "no rm"},
+		{"find -delete late", `find . -delete -name x`, "deny", "no rm"},
+		{"find -name -delete", `find . -name '*.o' -delete`, "deny", "no rm"},
+		{"find under xargs", `xargs find -delete`, "deny", "no rm"},
+		{"find -fprint", `find . -fprint /etc/x`, "ask", "writes to /etc/x"},
+		{"find -fprint0 git", `find . -fprint0 .git/config`, "ask", ".git folder"},
+		{"find -fprintf", `find . -fprintf ~/.bashrc '%p'`, "ask", "writes to ~/.bashrc"},
+		{"find -fls", `find . -fls ../x`, "ask", "outside the workspace"},
+		{"find -fprint inside", `find . -fprint out.txt`, "allow", "writes to out.txt"},
+		{"find plain", `find . -name x`, "allow", ""},
+		{"find dynamic action", `find . $ACTION`, "ask", "not plain text"},
+		{"find brace expansion", `find . -name x {-delete,}`, "ask", "not plain text"},
+		{"sort brace expansion", `sort a {-o,/etc/x}`, "ask", "not plain text"},
+		// 2. Writes through options and operands.
+		{"sort -o git", `sort -o .git/config a.txt`, "ask", "writes to .git/config"},
+		{"sort -o attached", `sort -o.git/config a.txt`, "ask", ".git folder"},
+		{"sort --output=", `sort --output=/etc/x a.txt`, "ask", "writes to /etc/x"},
+		{"sort --out abbreviation", `sort a.txt --out /etc/x`, "ask", "writes to /etc/x"},
+		{"sort -uo bundle", `sort -uo /etc/x a.txt`, "ask", "outside the workspace"},
+		{"sort -k value", `sort -k -o a.txt`, "allow", ""}, // -o is -k's value
+		{"sort inside", `sort -o out.txt a.txt`, "allow", "writes to out.txt"},
+		{"sort plain", `sort -n a.txt`, "allow", ""},
+		{"sort dynamic", `sort $(cat opts) a.txt`, "ask", "not plain text"},
+		{"uniq output operand", `uniq a.txt ~/.bashrc`, "ask", "writes to ~/.bashrc"},
+		{"uniq -f output", `uniq -f 1 a.txt /etc/x`, "ask", "writes to /etc/x"},
+		{"uniq one operand", `uniq -c a.txt`, "allow", ""},
+		{"go build -o", `go build -o ~/.bashrc .`, "ask", "writes to ~/.bashrc"},
+		{"go build -o=", `go build -o=/etc/x .`, "ask", "writes to /etc/x"},
+		{"go test -coverprofile", `go test -coverprofile=/etc/x ./...`, "ask", "writes to /etc/x"},
+		{"go test --cpuprofile", `go test --cpuprofile /etc/x ./...`, "ask", "writes to /etc/x"},
+		{"go test -memprofile", `go test -memprofile=.git/x ./...`, "ask", ".git folder"},
+		{"go test -blockprofile", `go test -blockprofile=/tmp/b ./...`, "ask", "outside"},
+		{"go test -mutexprofile", `go test -mutexprofile=/tmp/m ./...`, "ask", "outside"},
+		{"go test -trace", `go test -trace /tmp/t ./...`, "ask", "outside"},
+		{"go test -o", `go test -c -o /tmp/t.test .`, "ask", "outside"},
+		{"go test -args test flag", `go test . -args -test.cpuprofile=/etc/x`, "ask", "writes to /etc/x"},
+		{"go test outputdir", `go test -outputdir=/etc -cpuprofile=x ./...`, "ask", "writes to /etc"},
+		{"go -C", `go -C sub build -o x .`, "ask", "changing directory"},
+		{"go test coverprofile inside", `go test -coverprofile=c.out ./...`, "allow", "writes to c.out"},
+		{"go test plain", `go test -run TestX -v ./...`, "allow", ""},
+		{"git diff --output", `git diff --output=.git/config`, "ask", "writes to .git/config"},
+		{"git diff --output separate", `git diff --output /etc/x HEAD`, "ask", "writes to /etc/x"},
+		{"git diff --outp abbreviation", `git diff --outp=/etc/x`, "ask", "writes to /etc/x"},
+		{"git log --output", `git log --output=.git/hooks/pre-commit`, "ask", ".git folder"},
+		{"git -C log --output", `git -C sub log --output=x`, "ask", "changing directory"},
+		{"git log inside", `git log --output=log.txt -5`, "allow", "writes to log.txt"},
+		{"git log path after --", `git log -- --output=/etc/x`, "allow", ""},
+		{"git log indicator", `git diff --output-indicator-new=+`, "allow", ""},
+		{"git log dynamic", `git diff $(cat f)`, "ask", "not plain text"},
+		// Writers the review rules do not allow still report the write.
+		{"tee", `ls | tee a /etc/x`, "ask", "writes to /etc/x"},
+		{"cp dest", `cp a.txt /etc/x`, "ask", "writes to /etc/x"},
+		{"cp -t", `cp -t /etc a b`, "ask", "writes to /etc"},
+		{"mv source", `mv /etc/x y`, "ask", "writes to /etc/x"},
+		{"install", `install -m 755 a /usr/local/bin/a`, "ask", "writes to /usr/local/bin/a"},
+		{"ln", `ln -s a ~/.bashrc`, "ask", "writes to ~/.bashrc"},
+		{"dd of", `dd if=a of=/etc/x`, "ask", "writes to /etc/x"},
+		{"curl -o", `curl -sSLo /etc/x https://e`, "ask", "writes to /etc/x"},
+		{"curl --output", `curl --output ~/.x https://e`, "ask", "writes to ~/.x"},
+		{"wget -O", `wget -O /etc/x https://e`, "ask", "writes to /etc/x"},
+		{"tar -C", `tar -xzf a.tgz -C /etc`, "ask", "writes to /etc"},
+		{"tar old style", `tar xfC a.tar /etc`, "ask", "writes to /etc"},
+		{"tar -cf", `tar -czf /tmp/a.tgz .`, "ask", "writes to /tmp/a.tgz"},
+		{"sed -i", `sed -i 's/a/b/' /etc/x`, "ask", "writes to /etc/x"},
+		{"sed -i -e", `sed -i.bak -e 's/a/b/' .git/config`, "ask", ".git folder"},
+		{"truncate", `truncate -s 0 /etc/x`, "ask", "writes to /etc/x"},
+		{"touch", `touch ~/.x`, "ask", "writes to ~/.x"},
+		{"mkdir", `mkdir -p /tmp/d`, "ask", "writes to /tmp/d"},
+		{"chmod", `chmod 644 /etc/x`, "ask", "writes to /etc/x"},
+		{"chown", `chown -R u:g /etc/x`, "ask", "writes to /etc/x"},
+		{"cp unknown option", `cp --frob a b`, "ask", "does not know"},
+		{"sudo tee", `echo x | sudo tee -a /etc/x`, "ask", "writes to /etc/x"},
+		// Runners that add arguments tact cannot see to a writer.
+		{"xargs uniq", `ls | xargs uniq`, "ask", "xargs adds arguments to uniq"},
+		{"xargs sort -o from input", `echo -o /etc/x | xargs sort`, "ask", "xargs adds arguments"},
+		{"find -exec touch", `find /etc -exec touch {} +`, "ask", "find -exec adds arguments to touch"},
+		{"find -exec sort without {}", `find . -exec sort -o out a \;`, "ask", "nested"}, // a wrapper's directory may differ
+		{"find -exec sort -o outside", `find . -exec sort -o /etc/x a \;`, "ask", "writes to /etc/x"},
+		{"parallel touch", `parallel touch ::: /etc/x`, "ask", "parallel adds arguments to touch"},
+		{"find -exec wc {} allowed", `find . -name '*.go' -exec wc -l {} +`, "allow", ""}, // wc writes nothing
+		// 3. Options that run programs.
+		{"go test -exec", `go test -exec rm ./...`, "deny", "no rm"},
+		{"go test -exec args", `go test -exec 'rm -rf y' ./...`, "deny", "no rm"},
+		{"go test -toolexec", `go test -toolexec 'rm -rf y' ./...`, "deny", "no rm"},
+		{"go build -toolexec=", `go build -toolexec=/bin/rm .`, "deny", "no rm"},
+		{"go vet -vettool", `go vet -vettool=/usr/bin/rm ./...`, "deny", "no rm"},
+		{"go vet -vettool separate", `go vet -vettool /usr/bin/rm ./...`, "deny", "no rm"},
+		{"go -exec other needs allow", `go test -exec ./run.sh ./...`, "ask", ""},
+		{"go -exec dynamic", `go test -exec "$X" ./...`, "deny", "could not be checked"},
+		{"rg --pre", `rg --pre rm foo`, "deny", "no rm"},
+		{"rg --pre=", `rg --pre=/bin/rm foo`, "deny", "no rm"},
+		{"rg -e --pre", `rg -e x --pre rm .`, "deny", "no rm"},
+		{"rg plain", `rg -n foo src`, "allow", ""},
+		{"sort --compress-program", `sort --compress-program=rm a`, "deny", "no rm"},
+		{"tar -I", `tar -I 'rm -rf y' -xf a.tar`, "deny", "no rm"},
+		{"tar --to-command", `tar --to-command='rm x' -xf a.tar`, "deny", "no rm"},
+		{"tar --checkpoint-action", `tar --checkpoint-action=exec='rm x' -cf a.tar .`, "deny", "no rm"},
+		{"tar --remove-files", `tar -cf a.tar --remove-files x`, "deny", "no rm"},
+		{"git grep -O", `git grep -Orm foo`, "deny", "no rm"},
+		{"git rebase --exec", `git rebase --exec 'rm x' HEAD~1`, "deny", "no rm"},
+		{"parallel", `parallel rm ::: a b`, "deny", "no rm"},
+		{"parallel -j", `parallel -j 4 'rm {}' ::: a`, "deny", "no rm"},
+		{"parallel no command", `parallel ::: 'rm x'`, "deny", "could not be checked"},
+		{"parallel program from input", `parallel {} x ::: rm`, "deny", "could not be checked"},
+		{"parallel perl", `parallel echo '{= system("rm x") =}' ::: a`, "deny", "could not be checked"},
+		{"parallel unknown option", `parallel --ssh rm ls ::: a`, "deny", "could not be checked"},
+		// 4. Suggestions name the first command no rule covers.
+		{"suggest uncovered", `wc -l $(git ls-files)`, "ask", `command: "git ls-files *"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, d := outcome(t, Config{Rules: review2Rules()}, shellReq(tc.cmd))
+			if got != tc.want {
+				t.Fatalf("%q: got %s (%+v), want %s", tc.cmd, got, d, tc.want)
+			}
+			if got == "ask" {
+				hd, err := newPolicy(t, Config{Rules: review2Rules()}, Options{}).Approve(context.Background(), shellReq(tc.cmd))
+				if err != nil {
+					t.Fatal(err)
+				}
+				d = hd
+			}
+			if all := d.Reason + " | " + d.Rule; !strings.Contains(all, tc.contains) {
+				t.Errorf("%q: decision %q does not contain %q", tc.cmd, all, tc.contains)
+			}
+		})
+	}
+}

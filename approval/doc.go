@@ -33,11 +33,27 @@
 // core.fsmonitor, …). The command run by wrappers is collected too: sudo,
 // doas, env, nice, ionice, timeout, nohup, stdbuf, setsid, chroot, xargs,
 // flock, taskset, chrt, unshare, setpriv, strace, ltrace, valgrind,
-// firejail, systemd-run, runuser, gdb --args, `find -exec`, …; each
+// firejail, systemd-run, runuser, gdb --args, `find -exec`, GNU parallel
+// (its command is run through a shell; without one, or with the program
+// or Perl code {= … =} coming from its input, the command is unknown), …; each
 // wrapper's options that take a value are known (sudo --user root,
 // nice -n 5, timeout -s KILL 5), so the value is not taken for the command.
 // A variable assignment (`PATH=x`, `export X=y`) is a simple command of its
 // own.
+//
+// Options that run a program add it as a simple command of its own, so deny
+// rules see it and allow rules must cover it: the command line of
+// `go test -exec` and `go build -toolexec` (split into words as go does),
+// `tar -I`/--use-compress-program and `git grep -O`; the program path of
+// `go vet -vettool`, `rg --pre`, `rg --hostname-bin`,
+// `sort --compress-program`, `install --strip-program` and tar's
+// --rsh-command, --rmt-command and --info-script; the script of
+// `tar --to-command`, `tar --checkpoint-action=exec=`, `git rebase --exec`
+// and `git difftool --extcmd`. `find -delete` and `tar --remove-files`
+// count as a simple command `rm`. Not followed: make (--eval, and every
+// Makefile recipe), npm/yarn scripts (--script-shell, package.json), go
+// generate, sed scripts (the w and e commands) and awk: allowing them
+// allows the code they run.
 //
 // Some commands cannot be identified: a wrapper with an option tact does not
 // know, a program name with $…, `bash -c "$X"`, a shell reading its script
@@ -73,7 +89,8 @@
 // rule for the whole tool (`{tool: shell, decision: allow}`), which allows
 // any command that no deny rule matches.
 //
-// Redirections that write (>, >>, >|, &>, &>>, <>, n>, >&FILE) keep command
+// Redirections that write (>, >>, >|, &>, &>>, <>, n>, >&FILE), and files
+// that programs write through options and operands, keep command
 // rules from allowing the call unless every target is a literal path that
 // resolves (against Options.Workdir, after `..` and symlinks, as path rules
 // do) inside the workspace and not inside a .git folder at any depth, or is
@@ -83,6 +100,30 @@
 // reason (headless: a deny that says why). Allowed calls report
 // "writes to …" in the reason.
 //
+// The programs whose written files are known (writeSpecs, with GNU option
+// parsing: bundled short options, --long=value, unambiguous long prefixes,
+// options among the operands): sort -o, uniq's output operand, tee, touch,
+// mkdir, truncate, chmod and chown (every operand), cp, ln and install
+// (the destination or -t DIR; the cwd for one operand), mv (the
+// destination and the sources it removes), dd of=, sed -i (the files after
+// the script), curl -o/-D/-c/--output-dir/… (-O writes into the cwd),
+// wget -O/-o/-P/… (the cwd by default), tar (extracting writes into each
+// -C DIR, else the cwd; creating writes -f FILE), find -fprint/-fprint0/
+// -fprintf/-fls, go's -o, -coverprofile, -cpuprofile, -memprofile,
+// -blockprofile, -mutexprofile, -trace, -outputdir, -modfile, -pkgdir and
+// the test binary's -test.* forms (relative ones ask when -outputdir or
+// go -C moves them), and git's --output (any abbreviation), format-patch
+// -o and archive -o (relative ones ask after git -C). For cp, mv, ln and
+// install an option tact does not know keeps allow rules from applying,
+// since it may take a value and shift the operands. For these programs an
+// argument with $… or a brace expansion may expand to such an option, so
+// it keeps allow rules from applying too (`git diff $(cat f)` asks), as do
+// options that make the writes unknowable: curl -K, wget -e/--config,
+// curl -w %output{…}, tar -P (extracting to absolute paths), tar -f
+// HOST:FILE and go env -w. The check covers where files land, not what an
+// archive holds: an archive whose members are symlinks or .git files is
+// extracted as it is.
+//
 // Patterns are matched word by word: "git log *" matches "git log" with any
 // arguments or none and never "git logout"; "git log*" (a star glued to a
 // word) matches any text there and, as the last word, any words after it; a
@@ -91,11 +132,20 @@
 // whatever it runs from a script file; prefer narrow rules, and allow
 // "cd *" so `cd dir && …` works.
 //
+// (*Policy).SessionScope and the headless suggestion scope the first simple
+// command that no allow rule covers (`wc -l $(git ls-files)` with "wc *"
+// allowed suggests "git ls-files *"); when every command is covered and the
+// call asks for another reason, they say that reason instead. The package
+// function SessionScope does not know the rules and scopes the first
+// command. When options come before the subcommand, the headless suggestion
+// names the exact prefix ("git --no-pager log *", "go -C sub test *"),
+// because options stay part of a rule and "git log *" does not cover it.
+//
 // "Allow for session" (SessionScope) never builds a scope from an option
 // (`git -C sub status` gets no session scope, since "git -C *" would allow
 // `git -C . push`), and offers none for interpreters and program runners
-// (bash, python*, perl, node, awk, sed, find, xargs, env, sudo, ssh,
-// strace, timeout, watch, …), where any prefix rule is wider than its label.
+// (bash, python*, perl, node, awk, sed, find, xargs, parallel, env, sudo,
+// ssh, strace, timeout, watch, …), where any prefix rule is wider than its label.
 //
 // # Where approvals come from
 //

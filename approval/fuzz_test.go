@@ -68,6 +68,7 @@ func FuzzShellMatch(f *testing.F) {
 			t.Fatalf("%q: deny rule %q did not beat the same allow rule: %+v", cmd, pattern, dd)
 		}
 		_, _ = SessionScope(req)
+		_, _ = allowP.SessionScope(req)
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -391,7 +392,7 @@ func (p *Policy) decide(ctx context.Context, req agent.ApprovalRequest) (agent.D
 		return agent.Decision{Allow: true, Source: agent.SourceDefault, Reason: "approval.default is allow"}, nil
 	case DecisionDeny:
 		return agent.Decision{Source: agent.SourceDefault,
-			Reason: fmt.Sprintf("%s is denied by approval.default: deny; allow it in config: %s", name, suggest(req))}, nil
+			Reason: fmt.Sprintf("%s is denied by approval.default: deny; allow it in config: %s", name, p.suggest(req))}, nil
 	}
 	return p.askFor(ctx, c, "", blocked)
 }
@@ -433,14 +434,26 @@ func (p *Policy) askFor(ctx context.Context, c *call, rule, why string) (agent.D
 			reason += ": " + why
 		}
 	default:
-		reason = fmt.Sprintf("%s needs approval; run with --yes, or allow it in config: %s", name, suggest(c.req))
+		reason = fmt.Sprintf("%s needs approval; run with --yes, or allow it in config: %s", name, p.suggest(c.req))
 	}
 	return agent.Decision{Source: agent.SourceDefault, Reason: reason, Rule: rule}, nil
 }
 
-// suggest renders the rule that would allow calls like req, in YAML flow form.
-func suggest(req agent.ApprovalRequest) string {
-	r, _ := SessionScope(req)
+// suggest renders the rule that would allow calls like req, in YAML flow
+// form: the session scope of the first simple command no allow rule covers.
+// When that command puts options before its subcommand, the suggestion
+// names the exact prefix ("git --no-pager log *"), since options stay part
+// of a rule.
+func (p *Policy) suggest(req agent.ApprovalRequest) string {
+	r, _, exact := p.sessionScope(req)
+	if r.Tool == "" && exact != "" {
+		note := "options stay part of a rule"
+		if ws := strings.Fields(exact); path.Base(ws[0]) == "git" || path.Base(ws[0]) == "go" {
+			note += fmt.Sprintf(": %q does not cover %q", ws[0]+" "+ws[len(ws)-1]+" *", exact)
+		}
+		return fmt.Sprintf("approval: {rules: [{tool: %s, command: %s, decision: allow}]} (%s)",
+			req.Call.Name, strconv.Quote(exact+" *"), note)
+	}
 	if r.Tool == "" {
 		// Never suggest a rule that allows every command.
 		return fmt.Sprintf("approval: {rules: [{tool: %s, command: \"PROGRAM SUBCOMMAND *\", decision: allow}]} naming the program", req.Call.Name)

@@ -297,3 +297,41 @@ func TestValidate(t *testing.T) {
 		t.Errorf("valid config rejected: %v", err)
 	}
 }
+
+// TestSuggestUncovered checks that the headless suggestion names the first
+// command no allow rule covers, and the exact prefix when options come
+// before the subcommand.
+func TestSuggestUncovered(t *testing.T) {
+	rules := []Rule{allow("wc *"), allow("grep *"), allow("git log *"), allow("ls *")}
+	p := newPolicy(t, Config{Rules: rules}, Options{})
+	cases := []struct {
+		cmd, contains, not string
+	}{
+		{`wc -l $(git ls-files)`, `command: "git ls-files *"`, `"wc *"`},
+		{`grep -c foo *.txt || true`, `command: "true *"`, `"grep *"`},
+		{`ls; grep x y | sort -n`, `command: "sort *"`, `"ls *"`},
+		{`git --no-pager log -5`, `command: "git --no-pager log *"`, "SUBCOMMAND"},
+		{`git --no-pager log -5`, `options stay part of a rule: "git log *" does not cover "git --no-pager log"`, ""},
+		{`git -C sub -c color.ui=never status`, `command: "git -C sub -c color.ui=never status *"`, ""},
+		{`go -C sub vet ./...`, `command: "go -C sub vet *"`, ""},
+		{`npm --prefix x run build`, `command: "npm --prefix x run *"`, `"npm --prefix x *"`},
+		{`npm --prefix=x run build`, `command: "npm --prefix=x run *"`, ""},
+		{`sudo make`, `PROGRAM SUBCOMMAND *`, ""},
+	}
+	for _, tc := range cases {
+		d, err := p.Approve(context.Background(), shellReq(tc.cmd))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allow {
+			t.Errorf("%q: allowed (%+v), want a headless deny", tc.cmd, d)
+			continue
+		}
+		if !strings.Contains(d.Reason, tc.contains) {
+			t.Errorf("%q: reason %q does not contain %q", tc.cmd, d.Reason, tc.contains)
+		}
+		if tc.not != "" && strings.Contains(d.Reason, tc.not) {
+			t.Errorf("%q: reason %q suggests %s", tc.cmd, d.Reason, tc.not)
+		}
+	}
+}

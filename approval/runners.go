@@ -16,7 +16,7 @@ func isShell(name string) bool { return shells[name] }
 // runsOther reports whether a program runs another command or a script.
 func runsOther(name string) bool {
 	switch name {
-	case "eval", "find", "trap", "gdb", "git":
+	case "eval", "find", "trap", "gdb", "git", "parallel":
 		return true
 	}
 	return isShell(name) || wrapperSpecs[name] != nil
@@ -67,6 +67,9 @@ func (s *shellScript) addCommand(c simpleCmd, stmt *syntax.Stmt, depth int) erro
 	case "test", "[", "printf", "read", "unset", "wait", "getopts", "mapfile", "readarray", "complete", "compgen":
 		s.checkNameArgs(name, args)
 	}
+	if err := s.argWrites(name, ws, depth); err != nil {
+		return err
+	}
 	if !runsOther(name) {
 		return nil
 	}
@@ -85,6 +88,8 @@ func (s *shellScript) addCommand(c simpleCmd, stmt *syntax.Stmt, depth int) erro
 		return s.findCommand(args, depth)
 	case name == "gdb":
 		return s.gdbCommand(args, stmt, depth)
+	case name == "parallel":
+		return s.parallelCommand(args, depth)
 	case name == "git":
 		for _, kv := range gitConfigs {
 			script, isScript, uncheckable := gitConfigScript(kv)
@@ -220,17 +225,46 @@ func (s *shellScript) trapCommand(args []word, depth int) error {
 	return s.scriptWord("trap", ops[0], depth)
 }
 
-// findCommand follows find's -exec, -execdir, -ok and -okdir.
+// findCommand follows find's -exec, -execdir, -ok and -okdir. -delete
+// counts as a simple command `rm` (so deny rules on rm see it and an allow
+// rule must cover rm), and -fprint, -fprint0, -fprintf and -fls write the
+// file they name.
 func (s *shellScript) findCommand(args []word, depth int) error {
+	deleted := false
 	for i := 0; i < len(args); i++ {
 		switch args[i].text {
+		case "-delete":
+			if !deleted {
+				deleted = true
+				if err := s.addCommand(simpleCmd{words: []word{{text: "rm", literal: true}}}, nil, depth+1); err != nil {
+					return err
+				}
+			}
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			opt := args[i].text
+			if i+1 < len(args) {
+				i++
+				s.writeArg(args[i], depth, false)
+			}
+			if opt == "-fprintf" {
+				i++ // the format
+			}
 		case "-exec", "-execdir", "-ok", "-okdir":
 			j := i + 1
 			for j < len(args) && args[j].text != ";" && args[j].text != "+" {
 				j++
 			}
 			if j > i+1 {
-				if err := s.addCommand(simpleCmd{words: args[i+1 : j]}, nil, depth+1); err != nil {
+				inner := args[i+1 : j]
+				runner := s.extraArgs
+				for _, w := range inner {
+					if strings.Contains(w.text, "{}") {
+						runner = "find " + args[i].text // {} is replaced by the files found
+					}
+				}
+				if err := s.withExtraArgs(runner, func() error {
+					return s.addCommand(simpleCmd{words: inner}, nil, depth+1)
+				}); err != nil {
 					return err
 				}
 			}
@@ -334,6 +368,9 @@ func (s *shellScript) wrapperCommand(name string, args []word, stmt *syntax.Stmt
 		}
 	}
 	if len(p.inner) > 0 {
+		if name == "xargs" {
+			return s.withExtraArgs("xargs", func() error { return s.addCommand(simpleCmd{words: p.inner}, stmt, depth+1) })
+		}
 		return s.addCommand(simpleCmd{words: p.inner}, stmt, depth+1)
 	}
 	return nil

@@ -32,7 +32,7 @@ var noScopePrograms = map[string]bool{
 	"timeout": true, "watch": true, "script": true, "source": true, ".": true, "trap": true, "busybox": true,
 	"gdb": true, "valgrind": true, "firejail": true, "systemd-run": true, "setpriv": true, "unshare": true,
 	"chroot": true, "stdbuf": true, "taskset": true, "ionice": true, "setsid": true, "chrt": true,
-	"fakeroot": true, "osascript": true, "pwsh": true, "Rscript": true, "julia": true,
+	"fakeroot": true, "osascript": true, "pwsh": true, "Rscript": true, "julia": true, "parallel": true,
 }
 
 // noScope reports whether a session scope for the program is refused.
@@ -42,7 +42,10 @@ func noScope(name string) bool {
 }
 
 // SessionScope returns the rule that "allow for this session" adds for req
-// and a label to show before the user presses the key.
+// and a label to show before the user presses the key. It does not know the
+// rules, so it scopes the first simple command even when a rule already
+// allows it; the UI should call (*Policy).SessionScope, which scopes the
+// first command no allow rule covers.
 //
 // For a call with a `command` argument the scope is the first simple
 // command's first word, or first two words for programs with subcommands
@@ -57,30 +60,89 @@ func noScope(name string) bool {
 // where any prefix rule would allow arbitrary code.
 // For other tools the scope is the tool.
 func SessionScope(req agent.ApprovalRequest) (rule Rule, label string) {
+	rule, label, _ = sessionScope(req, nil, "")
+	return rule, label
+}
+
+// SessionScope returns the rule that "allow for this session" adds for req
+// and its label, like the package function SessionScope, but built from the
+// first simple command that no allow rule (config or session) covers:
+// for `wc -l $(git ls-files)` with "wc *" allowed it is "git ls-files *".
+// When every command is already covered and the call asks for another
+// reason (a write outside the workspace, an expansion that can run code),
+// the rule is empty and the label gives that reason.
+func (p *Policy) SessionScope(req agent.ApprovalRequest) (rule Rule, label string) {
+	rule, label, _ = p.sessionScope(req)
+	return rule, label
+}
+
+func (p *Policy) sessionScope(req agent.ApprovalRequest) (Rule, string, string) {
+	c := p.inspect(req)
+	p.mu.RLock()
+	rules := append(append([]*compiled(nil), p.allow...), p.sessions...)
+	p.mu.RUnlock()
+	var base []*compiled
+	for _, r := range rules {
+		if r.matchBase(c) {
+			base = append(base, r)
+		}
+	}
+	covered := func(sc simpleCmd) bool {
+		for _, r := range base {
+			if r.Command == "" || r.cmd.match(sc.words, modeAllow) {
+				return true
+			}
+		}
+		return false
+	}
+	return sessionScope(req, covered, c.blocked())
+}
+
+// sessionScope builds the scope from the first simple command that covered
+// does not accept (every command when covered is nil). The third result is
+// the exact command prefix through the subcommand when the scope is refused
+// because the second word is an option ("git --no-pager log"), for
+// suggestions in the config.
+func sessionScope(req agent.ApprovalRequest, covered func(simpleCmd) bool, blocked string) (Rule, string, string) {
 	var args map[string]json.RawMessage
 	_ = json.Unmarshal(req.Call.Arguments, &args)
 	name := req.Call.Name
 	cmd, ok := stringArg(args, "command")
 	if !ok {
-		return Rule{Tool: name, Decision: DecisionAllow}, fmt.Sprintf("every %s call this session", name)
+		return Rule{Tool: name, Decision: DecisionAllow}, fmt.Sprintf("every %s call this session", name), ""
 	}
 	script, err := analyzeShell(cmd)
 	if err != nil {
-		return Rule{}, "this command cannot be parsed, so it cannot be allowed for the session"
+		return Rule{}, "this command cannot be parsed, so it cannot be allowed for the session", ""
 	}
 	var first []word
+	open, total := 0, 0
 	for _, sc := range script.cmds {
-		if len(sc.words) > 0 {
+		if len(sc.words) == 0 {
+			continue
+		}
+		total++
+		if covered != nil && covered(sc) {
+			continue
+		}
+		open++
+		if first == nil {
 			first = sc.words
-			break
 		}
 	}
+	if first == nil && covered != nil && total > 0 {
+		why := "every command in it is already allowed by a rule"
+		if blocked != "" {
+			why += "; it needs approval because " + blocked
+		}
+		return Rule{}, why, ""
+	}
 	if len(first) == 0 || !plainWord(first[0]) || isAssignment(first[0].text) {
-		return Rule{}, "this command does not start with a plain program name, so it cannot be allowed for the session"
+		return Rule{}, "this command does not start with a plain program name, so it cannot be allowed for the session", ""
 	}
 	base := path.Base(first[0].text)
 	if noScope(base) {
-		return Rule{}, fmt.Sprintf("%s runs other programs or code, so no rule for the session can be as narrow as this one command", base)
+		return Rule{}, fmt.Sprintf("%s runs other programs or code, so no rule for the session can be as narrow as this one command", base), ""
 	}
 	var pattern string
 	switch {
@@ -89,18 +151,66 @@ func SessionScope(req agent.ApprovalRequest) (rule Rule, label string) {
 	case len(first) == 1:
 		pattern = first[0].text // "git" alone: exactly that, not every git command
 	case strings.HasPrefix(first[1].text, "-"):
-		return Rule{}, fmt.Sprintf("the second word of this %s command is an option (%s), so a rule for the session would cover more than its subcommand; allow it once instead", first[0].text, first[1].text)
+		return Rule{}, fmt.Sprintf("the second word of this %s command is an option (%s), so a rule for the session would cover more than its subcommand; allow it once instead", first[0].text, first[1].text), exactPrefix(base, first)
 	case plainWord(first[1]):
 		pattern = first[0].text + " " + first[1].text + " *"
 	default:
-		return Rule{}, fmt.Sprintf("the second word of this %s command is not plain text, so it cannot be allowed for the session", first[0].text)
+		return Rule{}, fmt.Sprintf("the second word of this %s command is not plain text, so it cannot be allowed for the session", first[0].text), ""
 	}
-	rule = Rule{Tool: name, Command: pattern, Decision: DecisionAllow}
-	label = fmt.Sprintf("%s commands matching %q", name, pattern)
-	if k := len(script.cmds); k > 1 {
-		label += fmt.Sprintf(" (covers the first of %d commands; the others still ask)", k)
+	rule := Rule{Tool: name, Command: pattern, Decision: DecisionAllow}
+	label := fmt.Sprintf("%s commands matching %q", name, pattern)
+	switch {
+	case covered == nil && len(script.cmds) > 1:
+		label += fmt.Sprintf(" (covers the first of %d commands; the others still ask)", len(script.cmds))
+	case covered != nil && open > 1:
+		label += fmt.Sprintf(" (covers one of the %d commands no rule allows yet; the others still ask)", open)
 	}
-	return rule, label
+	return rule, label, ""
+}
+
+// exactPrefix returns the words of a command through its subcommand when
+// options come before it (git --no-pager log, go -C dir test), or "". For
+// programs whose options tact does not know, an option without "=" may
+// take the next word as its value, so the prefix runs through the second
+// word that is not an option (npm --prefix x run): narrower, never wider.
+func exactPrefix(base string, ws []word) string {
+	n := 0
+	switch base {
+	case "git":
+		g, _ := stripGitGlobals(ws)
+		if len(g) > 1 {
+			n = len(ws) - len(g) + 2
+		}
+	case "go":
+		if ws[1].text == "-C" || ws[1].text == "--C" {
+			n = 4
+		} else {
+			n = 3
+		}
+	default:
+		seen := 0
+		for i := 1; i < len(ws); i++ {
+			if strings.HasPrefix(ws[i].text, "-") {
+				continue
+			}
+			seen++
+			if seen == 2 || strings.Contains(ws[i-1].text, "=") || !strings.HasPrefix(ws[i-1].text, "-") {
+				n = i + 1
+				break
+			}
+		}
+	}
+	if n == 0 || n > len(ws) {
+		return ""
+	}
+	parts := make([]string, n)
+	for i, w := range ws[:n] {
+		if !plainWord(w) {
+			return ""
+		}
+		parts[i] = w.text
+	}
+	return strings.Join(parts, " ")
 }
 
 // AddSessionRule adds an allow rule for the rest of the session; it is

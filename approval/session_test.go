@@ -135,3 +135,44 @@ func TestSessionRulesConcurrent(t *testing.T) {
 		t.Fatalf("%d session rules left, want 0", n)
 	}
 }
+
+// TestPolicySessionScope checks that the Policy's scope skips commands an
+// allow rule (config or session) already covers.
+func TestPolicySessionScope(t *testing.T) {
+	p := newPolicy(t, Config{Rules: []Rule{allow("wc *"), allow("grep *"), allow("true"), allow("ls *")}}, Options{})
+	cases := []struct {
+		cmd, scope, labelContain string
+	}{
+		{`wc -l $(git ls-files)`, "git ls-files *", `"git ls-files *"`},
+		{`grep -c foo *.txt || git status`, "git status *", ""},
+		{`ls && make test && git diff`, "make test *", "one of the 2 commands no rule allows yet"},
+		{`git --no-pager log && ls`, "", "is an option"},
+		{`ls | sudo tee x`, "", "runs other programs"},
+		{`ls > /tmp/x`, "", "already allowed by a rule; it needs approval because writes to /tmp/x"},
+		{`grep x y || true`, "", "already allowed"},
+	}
+	for _, tc := range cases {
+		r, label := p.SessionScope(shellReq(tc.cmd))
+		if r.Command != tc.scope || (tc.scope != "" && r.Tool != "shell") || (tc.scope == "" && r.Tool != "") {
+			t.Errorf("%q: scope %+v, want %q", tc.cmd, r, tc.scope)
+		}
+		if !strings.Contains(label, tc.labelContain) {
+			t.Errorf("%q: label %q does not contain %q", tc.cmd, label, tc.labelContain)
+		}
+	}
+	// The package function keeps scoping the first command.
+	if r, _ := SessionScope(shellReq(`wc -l $(git ls-files)`)); r.Command != "wc *" {
+		t.Errorf("package SessionScope = %+v, want the first command", r)
+	}
+	// A session rule counts as covering.
+	if err := p.AddSessionRule(Rule{Tool: "shell", Command: "git ls-files *"}); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := p.SessionScope(shellReq(`wc -l $(git ls-files) && make build`)); r.Command != "make build *" {
+		t.Errorf("after a session rule: scope %+v, want make build *", r)
+	}
+	// Other tools: the tool itself.
+	if r, _ := p.SessionScope(toolReq("write_file", destructive, "builtin", map[string]any{"path": "a"})); r.Tool != "write_file" || r.Command != "" {
+		t.Errorf("write_file scope = %+v", r)
+	}
+}

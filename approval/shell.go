@@ -34,12 +34,14 @@ type writeTarget struct {
 	text    string
 	literal bool // no expansion, no leading ~
 	nested  bool // found in a nested script (bash -c, eval), whose directory may differ
+	chdir   bool // the program changes directory first (git -C, go -C, tar -C a -C b)
 }
 
 // shellScript is the result of analysing a `command` argument.
 type shellScript struct {
 	cmds []simpleCmd
-	// writes lists files written by redirections (> file, >> file, &> file).
+	// writes lists files written by redirections (> file, >> file, &> file)
+	// and by options and operands (sort -o FILE, cp's destination, …).
 	writes []writeTarget
 	// noAllow lists why no allow rule may cover the script: expansions that
 	// can run code hidden in variables (${x=…}, ${x@P}, $((…)), ((…))).
@@ -52,6 +54,17 @@ type shellScript struct {
 	// changesDir is set when the script runs cd, pushd or popd, so relative
 	// redirection targets may not be relative to the workspace.
 	changesDir bool
+	// extraArgs names the runner (xargs, find -exec … {}, parallel) while
+	// the command it gives arguments tact cannot see is being added.
+	extraArgs string
+}
+
+// withExtraArgs adds a command to which runner adds arguments at run time.
+func (s *shellScript) withExtraArgs(runner string, add func() error) error {
+	prev := s.extraArgs
+	s.extraArgs = runner
+	defer func() { s.extraArgs = prev }()
+	return add()
 }
 
 // analyzeShell parses src as bash and collects every simple command.

@@ -9,7 +9,8 @@ import (
 // devWrites are the device files a redirection may always write.
 var devWrites = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true}
 
-// checkWrites resolves the script's redirection targets. It returns the
+// checkWrites resolves the files the script writes: redirection targets and
+// the files named by write options and operands (writeSpecs). It returns the
 // targets to report and why some of them keep allow rules from applying:
 // a target must be a literal path that resolves (after `..` and symlinks)
 // inside the workspace and outside any .git folder, or a harmless device.
@@ -23,7 +24,7 @@ func (p *Policy) checkWrites(s shellScript) (report, bad []string) {
 		case !w.literal:
 			bad = append(bad, fmt.Sprintf("writes to %s, whose name is not plain text", w.text))
 			continue
-		case !filepath.IsAbs(w.text) && s.changesDir:
+		case !filepath.IsAbs(w.text) && (s.changesDir || w.chdir):
 			bad = append(bad, fmt.Sprintf("writes to %s after changing directory, so it may be outside the workspace", w.text))
 			continue
 		case !filepath.IsAbs(w.text) && w.nested:

@@ -44,7 +44,7 @@ func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
 		if m.opts.Policy == nil {
 			return nil
 		}
-		rule, label := approval.SessionScope(r.req)
+		rule, label := m.opts.Policy.SessionScope(r.req)
 		if rule.Tool == "" {
 			m.add(&entry{kind: kindWarning, text: noScope + ": " + label})
 			return nil
@@ -195,7 +195,7 @@ func (m *Model) approvalView(maxLines int) []string {
 	add := func(k, what string) { choices = append(choices, st.key.Render(k)+" "+what) }
 	add("y", "allow once")
 	if m.opts.Policy != nil {
-		rule, label := approval.SessionScope(r.req)
+		rule, label := m.opts.Policy.SessionScope(r.req)
 		switch {
 		case rule.Tool == "":
 			choices = append(choices, st.dim.Render("("+noScope+": "+label+")"))
