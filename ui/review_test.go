@@ -390,7 +390,7 @@ func TestWriteFileDiffHunksAndScroll(t *testing.T) {
 func TestSessionScopeLabelBeforeKey(t *testing.T) {
 	m := sized(New(Options{Model: "m", Theme: "dark", Policy: newPolicy(t)}), 120, 30)
 	pendingAsk(m, "shell", `{"command":"echo $X; git status --short; ls -la | head"}`, shellSpec)
-	if v := squash(m.View()); !strings.Contains(v, squash("allow `echo *` for this session (covers the first of 4 commands; the others still ask)")) {
+	if v := squash(m.View()); !strings.Contains(v, squash("allow `echo *` for this session (covers one of the 4 commands no rule allows yet; the others still ask)")) {
 		t.Errorf("the pane does not give the full scope:\n%s", m.View())
 	}
 	sized(m, 60, 20)
