@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -134,8 +133,7 @@ func (a *app) latestStats() ([]tools.ToolStats, string, error) {
 	if err != nil {
 		return []tools.ToolStats{}, "", nil
 	}
-	path := strings.TrimSuffix(meta.Path, ".jsonl") + ".audit.jsonl"
-	file, err := os.Open(path)
+	file, err := os.Open(meta.AuditPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return []tools.ToolStats{}, meta.ID, nil
 	}
@@ -143,8 +141,7 @@ func (a *app) latestStats() ([]tools.ToolStats, string, error) {
 		return nil, "", fmt.Errorf("reading the audit file: %w", err)
 	}
 	defer file.Close()
-	durations := map[string][]time.Duration{}
-	okCount := map[string]int{}
+	var m tools.Metrics
 	sc := bufio.NewScanner(file)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for sc.Scan() {
@@ -152,24 +149,9 @@ func (a *app) latestStats() ([]tools.ToolStats, string, error) {
 		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Type != "result" || rec.Kind == "not_found" {
 			continue
 		}
-		durations[rec.Tool] = append(durations[rec.Tool], time.Duration(rec.DurationMS)*time.Millisecond)
-		if rec.Success {
-			okCount[rec.Tool]++
-		}
+		m.Record(rec.Tool, rec.Success, time.Duration(rec.DurationMS)*time.Millisecond)
 	}
-	return statsFrom(durations, okCount), meta.ID, nil
-}
-
-func statsFrom(durations map[string][]time.Duration, okCount map[string]int) []tools.ToolStats {
-	out := []tools.ToolStats{}
-	for name, ds := range durations {
-		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-		pick := func(p float64) time.Duration { return ds[int(p*float64(len(ds)-1)+0.5)] }
-		out = append(out, tools.ToolStats{Name: name, Calls: len(ds), Successes: okCount[name],
-			SuccessRate: float64(okCount[name]) / float64(len(ds)), P50: pick(0.50), P95: pick(0.95)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return m.Stats(), meta.ID, nil
 }
 
 // runSessions lists saved sessions, newest first.

@@ -272,8 +272,11 @@ func (s *Session) Path() string { return s.meta.Path }
 
 // AuditPath returns the path of the session's audit file,
 // <Dir>/<ID>.audit.jsonl, for audit.Open.
-func (s *Session) AuditPath() string {
-	return filepath.Join(filepath.Dir(s.meta.Path), s.meta.ID+auditSuffix)
+func (s *Session) AuditPath() string { return s.meta.AuditPath() }
+
+// AuditPath is the audit file that belongs to the session m describes.
+func (m Meta) AuditPath() string {
+	return filepath.Join(filepath.Dir(m.Path), m.ID+auditSuffix)
 }
 
 // Meta returns the session's description as of when it was created or opened.

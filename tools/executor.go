@@ -49,7 +49,7 @@ type Executor struct {
 	logger     *slog.Logger
 	validators validatorCache
 	cache      resultCache
-	metrics    metrics
+	metrics    Metrics
 }
 
 // NewExecutor returns an Executor running the tools of reg (nil means an
@@ -85,7 +85,7 @@ func (e *Executor) SetRegistry(reg *Registry) {
 }
 
 // Stats returns per-tool call metrics, sorted by tool name.
-func (e *Executor) Stats() []ToolStats { return e.metrics.stats() }
+func (e *Executor) Stats() []ToolStats { return e.metrics.Stats() }
 
 // Execute runs one call and always returns a Result.
 func (e *Executor) Execute(ctx context.Context, call Call) Result {
@@ -94,7 +94,7 @@ func (e *Executor) Execute(ctx context.Context, call Call) Result {
 	res, known := e.execute(ctx, call, &spec)
 	res.Duration = time.Since(start)
 	if known {
-		e.metrics.record(spec.Name, res.Success, res.Duration)
+		e.metrics.Record(spec.Name, res.Success, res.Duration)
 	}
 	e.log(call, spec, res)
 	return res

@@ -369,12 +369,12 @@ func TestLogLineRedactsSecrets(t *testing.T) {
 }
 
 func TestStatsPercentiles(t *testing.T) {
-	var m metrics
+	var m Metrics
 	for i := 1; i <= 100; i++ {
-		m.record("t", i%4 != 0, time.Duration(i)*time.Millisecond)
+		m.Record("t", i%4 != 0, time.Duration(i)*time.Millisecond)
 	}
-	m.record("a", true, time.Millisecond)
-	st := m.stats()
+	m.Record("a", true, time.Millisecond)
+	st := m.Stats()
 	if len(st) != 2 || st[0].Name != "a" || st[1].Name != "t" {
 		t.Fatalf("not sorted by name: %+v", st)
 	}

@@ -31,12 +31,16 @@ type toolMetrics struct {
 	next             int
 }
 
-type metrics struct {
+// Metrics aggregates per-tool call counts, successes and durations. The
+// zero value is ready to use and it is safe for concurrent use. Executors
+// keep one; `tact tools --stats` fills one from an audit file.
+type Metrics struct {
 	mu    sync.Mutex
 	tools map[string]*toolMetrics
 }
 
-func (m *metrics) record(name string, ok bool, d time.Duration) {
+// Record adds one call of the named tool.
+func (m *Metrics) Record(name string, ok bool, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.tools == nil {
@@ -59,7 +63,8 @@ func (m *metrics) record(name string, ok bool, d time.Duration) {
 	}
 }
 
-func (m *metrics) stats() []ToolStats {
+// Stats returns one summary per tool, sorted by name.
+func (m *Metrics) Stats() []ToolStats {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]ToolStats, 0, len(m.tools))
