@@ -274,7 +274,7 @@ func (a *app) setupTools(ctx context.Context, noMCP bool) error {
 	if err := a.manager.Discover(ctx); err != nil {
 		a.warn("tools: %v", err)
 	}
-	reg, err := a.activate(cfg.ToolSets, cfg.Tools)
+	reg, err := a.activate(cfg, cfg.ToolSets, cfg.Tools)
 	if err != nil {
 		return err
 	}
@@ -308,20 +308,32 @@ func (a *app) refreshTools(ctx context.Context) {
 }
 
 // activate builds the registry of the given sets and tools; unknown names
-// are a config error naming the file that listed them.
-func (a *app) activate(sets, single []string) (*tools.Registry, error) {
+// are a config error naming the file of cfg that listed them.
+func (a *app) activate(cfg *Config, sets, single []string) (*tools.Registry, error) {
 	reg, err := a.manager.Activate(sets, single)
 	if err != nil {
 		key := "tool_sets"
 		if strings.Contains(err.Error(), "tool ") && !strings.Contains(err.Error(), "tool set") {
 			key = "tools"
 		}
-		return nil, &ConfigError{File: a.cfg.Source(key), Key: key, Msg: err.Error()}
+		return nil, &ConfigError{File: cfg.Source(key), Key: key, Msg: err.Error()}
 	}
 	a.mu.Lock()
 	a.sets = append([]string(nil), sets...)
 	a.mu.Unlock()
 	return reg, nil
+}
+
+// swapTools makes the given sets and tools the active ones now and returns
+// the notice that says so ("tool sets: coding, web — 9 tools"). cfg names
+// the file in errors.
+func (a *app) swapTools(cfg *Config, sets, single []string) (string, error) {
+	reg, err := a.activate(cfg, sets, single)
+	if err != nil {
+		return "", err
+	}
+	a.executor.SetRegistry(reg)
+	return a.manager.Summary(reg), nil
 }
 
 // mcpConfigs reads the MCP server entries of every configured folder and

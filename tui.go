@@ -107,14 +107,9 @@ func (c catalog) Tools() []tools.Spec { return c.a.executor.Registry().Specs() }
 // Activate swaps the active tool sets now (the config's single tools stay).
 func (c catalog) Activate(names []string) (string, error) {
 	c.a.mu.Lock()
-	single := c.a.cfg.Tools
+	cfg := c.a.cfg
 	c.a.mu.Unlock()
-	reg, err := c.a.activate(names, single)
-	if err != nil {
-		return "", err
-	}
-	c.a.executor.SetRegistry(reg)
-	return c.a.manager.Summary(reg), nil
+	return c.a.swapTools(cfg, names, cfg.Tools)
 }
 
 // Stats returns this session's per-tool statistics.

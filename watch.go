@@ -100,20 +100,14 @@ func (a *app) reload(ctx context.Context, opts LoadOptions) (string, error) {
 	if err := a.manager.Discover(ctx); err != nil {
 		a.logger.Warn("tool discovery after a config change", "err", err)
 	}
-	a.mu.Lock()
-	prevCfg := a.cfg
-	a.cfg = cfg
-	a.mu.Unlock()
-	reg, err := a.activate(cfg.ToolSets, cfg.Tools)
+	notice, err := a.swapTools(cfg, cfg.ToolSets, cfg.Tools)
 	if err != nil {
 		a.manager.SetSets(old)
-		a.mu.Lock()
-		a.cfg = prevCfg
-		a.mu.Unlock()
 		return "", fmt.Errorf("%w — keeping the previous tool sets", err)
 	}
-	a.executor.SetRegistry(reg)
-	notice := a.manager.Summary(reg)
+	a.mu.Lock()
+	a.cfg = cfg
+	a.mu.Unlock()
 	a.logger.Info("config reloaded", "summary", notice)
 	return notice, nil
 }
