@@ -55,11 +55,13 @@ var knownKeys = sync.OnceValue(func() map[string]bool {
 	return keys
 })
 
+// flatten visits every dotted key of m. Lists (approval.rules, whose
+// entries are free-form) are leaves.
 func flatten(m map[string]any, prefix string, visit func(string)) {
 	for k, v := range m {
 		key := prefix + strings.ToLower(k)
 		visit(key)
-		if sub, ok := v.(map[string]any); ok && key != "approval.rules" {
+		if sub, ok := v.(map[string]any); ok {
 			flatten(sub, key+".", visit)
 		}
 	}
@@ -73,12 +75,6 @@ func unknownKeys(m map[string]any) []string {
 	flatten(m, "", func(k string) {
 		if known[k] {
 			return
-		}
-		// Below a key whose value is free-form (approval.rules entries) anything goes.
-		for p := range known {
-			if strings.HasPrefix(k, p+".") && (p == "approval.rules") {
-				return
-			}
 		}
 		if parent, _, ok := cutLast(k); ok && !known[parent] {
 			return // the parent is reported already
