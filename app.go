@@ -118,16 +118,14 @@ func openLog(cfg *Config, secrets []string) (*slog.Logger, *os.File, error) {
 	return slog.New(redact.NewHandler(h, secrets)), f, nil
 }
 
-// stateDir is $XDG_STATE_HOME/tact (default ~/.local/state/tact).
+// stateDir is $XDG_STATE_HOME/tact (default ~/.local/state/tact): the
+// parent of the sessions folder, decided by one rule in package session.
 func stateDir() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "tact"), nil
-	}
-	home, err := os.UserHomeDir()
+	dir, err := session.DefaultDir()
 	if err != nil {
-		return "", fmt.Errorf("finding the state folder: %w", err)
+		return "", err
 	}
-	return filepath.Join(home, ".local", "state", "tact"), nil
+	return filepath.Dir(dir), nil
 }
 
 // newApp wires tact from cfg. It starts MCP servers (unless noMCP), so the
